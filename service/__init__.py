@@ -1,0 +1,1 @@
+"""The game service: the API's use cases, its transports and its stores."""

@@ -1,0 +1,56 @@
+"""The `genial` command."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Sequence
+
+from genial import engine
+
+from .settings import Settings
+
+
+def demo(kind: str, seats: int, seed: int | None) -> int:
+    """Play one game between random players and narrate it."""
+    rnd = random.Random(seed)
+    game = engine.new_game(kind, seats, rnd.randbytes(16) if seed is not None else None)
+    print(f"A game of {kind} for {seats} seats.")
+    moves = 0
+    while not game.is_over():
+        seat = game.to_move
+        assert seat is not None
+        move = rnd.choice(game.legal_moves())
+        game, events = game.apply(seat, move)
+        moves += 1
+        print(f"seat {seat}: {dict(move)}")
+        for event in events:
+            if event["type"] in ("round_over", "game_over"):
+                print(f"  {event}")
+    print(f"Over after {moves} moves. Standings:")
+    for row in sorted(game.standings(), key=lambda r: r["rank"]):
+        print(f"  {row['rank']}. seat {row['seat']} ({row['points']} points)")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="genial", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("demo", help="watch random players play a game in the terminal")
+    p.add_argument("--game", choices=sorted(engine.GAMES), default="cards")
+    p.add_argument("--seats", type=int, default=3, choices=range(2, 5))
+    p.add_argument("--seed", type=int, default=None)
+    p = commands.add_parser("serve", help="serve the API (gRPC, and HTTP for metrics)")
+    Settings.add_arguments(p)
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        from .server import run  # noqa: PLC0415  (grpc and redis load only when serving)
+
+        run(Settings.load(args))
+        return 0
+    return demo(args.game, args.seats, args.seed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

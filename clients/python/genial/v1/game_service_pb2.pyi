@@ -1,0 +1,177 @@
+from genial.v1 import types_pb2 as _types_pb2
+from google.api import annotations_pb2 as _annotations_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CreateGameRequest(_message.Message):
+    __slots__ = ("kind", "seats", "options", "bots")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    kind: _types_pb2.GameKind
+    seats: int
+    options: _types_pb2.GameOptions
+    bots: _containers.RepeatedCompositeFieldContainer[SeatBot]
+    def __init__(self, kind: _Optional[_Union[_types_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., options: _Optional[_Union[_types_pb2.GameOptions, _Mapping]] = ..., bots: _Optional[_Iterable[_Union[SeatBot, _Mapping]]] = ...) -> None: ...
+
+class SeatBot(_message.Message):
+    __slots__ = ("seat", "strength")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    strength: _types_pb2.BotStrength
+    def __init__(self, seat: _Optional[int] = ..., strength: _Optional[_Union[_types_pb2.BotStrength, str]] = ...) -> None: ...
+
+class CreateGameResponse(_message.Message):
+    __slots__ = ("game_id", "view", "seed_sha256")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    SEED_SHA256_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    view: _types_pb2.GameView
+    seed_sha256: str
+    def __init__(self, game_id: _Optional[str] = ..., view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ..., seed_sha256: _Optional[str] = ...) -> None: ...
+
+class JoinGameRequest(_message.Message):
+    __slots__ = ("game_id", "display_name", "seat")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    display_name: str
+    seat: int
+    def __init__(self, game_id: _Optional[str] = ..., display_name: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class JoinGameResponse(_message.Message):
+    __slots__ = ("seat", "player_token", "view")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_token: str
+    view: _types_pb2.GameView
+    def __init__(self, seat: _Optional[int] = ..., player_token: _Optional[str] = ..., view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class GetGameRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class GetGameResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _types_pb2.GameView
+    def __init__(self, view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class ListLegalMovesRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class ListLegalMovesResponse(_message.Message):
+    __slots__ = ("moves", "version")
+    MOVES_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    moves: _containers.RepeatedCompositeFieldContainer[_types_pb2.Move]
+    version: int
+    def __init__(self, moves: _Optional[_Iterable[_Union[_types_pb2.Move, _Mapping]]] = ..., version: _Optional[int] = ...) -> None: ...
+
+class MakeMoveRequest(_message.Message):
+    __slots__ = ("game_id", "move", "expected_version", "request_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    move: _types_pb2.Move
+    expected_version: int
+    request_id: str
+    def __init__(self, game_id: _Optional[str] = ..., move: _Optional[_Union[_types_pb2.Move, _Mapping]] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class MakeMoveResponse(_message.Message):
+    __slots__ = ("view", "events", "version")
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    view: _types_pb2.GameView
+    events: _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]
+    version: int
+    def __init__(self, view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_types_pb2.Event, _Mapping]]] = ..., version: _Optional[int] = ...) -> None: ...
+
+class WatchGameRequest(_message.Message):
+    __slots__ = ("game_id", "from_version")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_VERSION_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    from_version: int
+    def __init__(self, game_id: _Optional[str] = ..., from_version: _Optional[int] = ...) -> None: ...
+
+class WatchGameResponse(_message.Message):
+    __slots__ = ("version", "events", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    events: _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]
+    view: _types_pb2.GameView
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_types_pb2.Event, _Mapping]]] = ..., view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class GetHistoryRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class GetHistoryResponse(_message.Message):
+    __slots__ = ("kind", "seats", "options", "seed_sha256", "seed", "entries")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEED_SHA256_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    kind: _types_pb2.GameKind
+    seats: int
+    options: _types_pb2.GameOptions
+    seed_sha256: str
+    seed: str
+    entries: _containers.RepeatedCompositeFieldContainer[HistoryEntry]
+    def __init__(self, kind: _Optional[_Union[_types_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., options: _Optional[_Union[_types_pb2.GameOptions, _Mapping]] = ..., seed_sha256: _Optional[str] = ..., seed: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ...) -> None: ...
+
+class HistoryEntry(_message.Message):
+    __slots__ = ("version", "seat", "move", "events")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    seat: int
+    move: _types_pb2.Move
+    events: _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]
+    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[_types_pb2.Move, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_types_pb2.Event, _Mapping]]] = ...) -> None: ...
+
+class ListGamesRequest(_message.Message):
+    __slots__ = ("kind", "page_size", "page_token")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    kind: _types_pb2.GameKind
+    page_size: int
+    page_token: str
+    def __init__(self, kind: _Optional[_Union[_types_pb2.GameKind, str]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListGamesResponse(_message.Message):
+    __slots__ = ("games", "next_page_token")
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedCompositeFieldContainer[_types_pb2.GameSummary]
+    next_page_token: str
+    def __init__(self, games: _Optional[_Iterable[_Union[_types_pb2.GameSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,517 @@
+"""The use cases of the API, one code path for every transport.
+
+Requests and responses are the proto messages themselves: a gRPC servicer passes
+them through, the REST gateway decodes JSON into them. Errors are `ApiError`s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from genial import engine
+from genial.v1 import game_service_pb2 as api
+from genial.v1 import types_pb2 as types
+
+from . import convert
+from .errors import ApiError, Code, Reason
+from .metrics import METRICS
+from .settings import Settings
+from .store import GameStore, Record, Write
+
+log = logging.getLogger("genial.app")
+
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{16}$")
+REQUEST_ID = re.compile(r"^[\x21-\x7e]{1,64}$")
+MAX_NAME = 32
+MAX_ATTEMPTS = 16
+"""Compare-and-set attempts of one request before it gives up with ABORTED."""
+
+WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+ALL_KINDS = "all"
+"""The lobby of every kind, beside one per kind."""
+STATUS = {
+    WAITING: types.GAME_STATUS_WAITING,
+    PLAYING: types.GAME_STATUS_PLAYING,
+    FINISHED: types.GAME_STATUS_FINISHED,
+}
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(slots=True)
+class Meta:
+    """What the service keeps about a game beside the engine's state."""
+
+    kind: str
+    seats: int
+    created: float
+    seed_sha256: str
+    names: list[str | None]
+    tokens: list[str | None]
+    """sha256 of each seat's token; the tokens themselves are never stored."""
+    finished: bool = False
+
+    @property
+    def joined(self) -> int:
+        return sum(name is not None for name in self.names)
+
+    @property
+    def status(self) -> str:
+        if self.finished:
+            return FINISHED
+        return PLAYING if self.joined == self.seats else WAITING
+
+    def encode(self) -> bytes:
+        return json.dumps(
+            {
+                "k": self.kind,
+                "n": self.seats,
+                "c": self.created,
+                "h": self.seed_sha256,
+                "p": self.names,
+                "t": self.tokens,
+                "f": self.finished,
+            },
+            separators=(",", ":"),
+        ).encode()
+
+    @classmethod
+    def decode(cls, raw: bytes) -> Meta:
+        d = json.loads(raw)
+        return cls(d["k"], d["n"], d["c"], d["h"], d["p"], d["t"], d["f"])
+
+
+def check_game_id(game_id: str) -> None:
+    if not GAME_ID.match(game_id):
+        raise ApiError(
+            Code.INVALID_ARGUMENT, Reason.BAD_GAME_ID, "a game id is 16 characters [A-Za-z0-9_-]"
+        )
+
+
+def engine_error(err: engine.IllegalMove) -> ApiError:
+    setup = err.reason in (
+        engine.Reason.BAD_OPTION,
+        engine.Reason.BAD_SEAT,
+        engine.Reason.UNKNOWN_GAME,
+    )
+    code = Code.INVALID_ARGUMENT if setup else Code.FAILED_PRECONDITION
+    return ApiError(code, err.reason, err.message)
+
+
+class GameApp:
+    """Create, join, view, move, watch, history and lobby, over any `GameStore`.
+
+    Every use case takes the request and the caller's bearer token (None without one),
+    so that transports call them all alike; some need no token.
+    """
+
+    def __init__(self, store: GameStore, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+
+    # ---- reading and authenticating -----------------------------------------------
+
+    async def _load(
+        self, game_id: str, request_id: str | None = None
+    ) -> tuple[Record, Meta, int | None]:
+        check_game_id(game_id)
+        record, done = await self.store.read(game_id, request_id)
+        if record is None:
+            raise ApiError(Code.NOT_FOUND, Reason.GAME_NOT_FOUND, f"no game {game_id}")
+        return record, Meta.decode(record.meta), done
+
+    @staticmethod
+    def _seat(meta: Meta, token: str | None, *, required: bool) -> int | None:
+        """The seat a token binds, None for a spectator (no token, when allowed)."""
+        if not token:
+            if required:
+                raise ApiError(
+                    Code.UNAUTHENTICATED,
+                    Reason.TOKEN_MISSING,
+                    "send 'authorization: Bearer <token>'",
+                )
+            return None
+        digest = hash_token(token)
+        seat = None
+        for s, stored in enumerate(meta.tokens):
+            # Compare with every seat, in constant time, so timing tells nothing.
+            if stored is not None and hmac.compare_digest(stored, digest):
+                seat = s
+        if seat is None:
+            raise ApiError(
+                Code.PERMISSION_DENIED, Reason.TOKEN_INVALID, "this token does not bind a seat here"
+            )
+        return seat
+
+    # ---- views ------------------------------------------------------------------------
+
+    def _view(
+        self, game_id: str, meta: Meta, version: int, state: engine.GameState, seat: int | None
+    ) -> types.GameView:
+        raw = state.view(seat)
+        view = types.GameView(
+            game_id=game_id,
+            kind=convert.kind_enum(meta.kind),
+            version=version,
+            status=STATUS[meta.status],
+            seats=meta.seats,
+            seed_sha256=meta.seed_sha256,
+            round=raw["round"],
+            first_seat=raw["first_seat"],
+            points=raw["points"],
+        )
+        if meta.status == PLAYING and raw["to_move"] is not None:
+            view.to_move = raw["to_move"]
+        if seat is not None:
+            view.viewer = seat
+        if meta.finished:
+            view.seed = state.seed.hex()
+        convert.to_proto(raw["options"], view.options)
+        for s, name in enumerate(meta.names):
+            player = view.players.add(seat=s, joined=name is not None)
+            if name is not None:
+                player.display_name = name
+        for row in raw["standings"]:
+            view.standings.add(**row)
+        for event in raw["last_events"]:
+            view.last_events.append(convert.proto_event(meta.kind, event))
+        convert.table_to_proto(meta.kind, raw["table"], view)
+        return view
+
+    # ---- the use cases ----------------------------------------------------------------
+
+    async def create_game(
+        self, request: api.CreateGameRequest, _token: str | None
+    ) -> api.CreateGameResponse:
+        kind = convert.kind_name(request.kind)
+        if request.bots:
+            raise ApiError(
+                Code.UNIMPLEMENTED, Reason.BOTS_UNAVAILABLE, "built-in bots are not available yet"
+            )
+        seed = engine.new_seed()
+        try:
+            state = engine.new_game(kind, request.seats, seed, convert.options(request.options))
+        except engine.IllegalMove as err:
+            raise engine_error(err) from None
+        meta = Meta(
+            kind=kind,
+            seats=request.seats,
+            created=time.time(),
+            seed_sha256=engine.seed_commitment(seed),
+            names=[None] * request.seats,
+            tokens=[None] * request.seats,
+        )
+        game_id = secrets.token_urlsafe(12)
+        record = Record(state.encode(), meta.encode(), 0, 0)
+        if not await self.store.create(game_id, record, None, self.settings.waiting_ttl):
+            raise ApiError(Code.INTERNAL, Reason.INTERNAL, "game id collision; try again")
+        for lobby in (kind, ALL_KINDS):
+            await self.store.lobby_add(lobby, game_id, meta.created)
+        METRICS.games_created.labels(kind).inc()
+        log.info("game created", extra={"game_id": game_id, "kind": kind, "seats": meta.seats})
+        return api.CreateGameResponse(
+            game_id=game_id,
+            view=self._view(game_id, meta, 0, state, None),
+            seed_sha256=meta.seed_sha256,
+        )
+
+    async def join_game(
+        self, request: api.JoinGameRequest, _token: str | None
+    ) -> api.JoinGameResponse:
+        name = request.display_name.strip()
+        if not 1 <= len(name) <= MAX_NAME or not name.isprintable():
+            raise ApiError(
+                Code.INVALID_ARGUMENT,
+                Reason.BAD_DISPLAY_NAME,
+                f"a display name has 1-{MAX_NAME} printable characters",
+            )
+        for _ in range(MAX_ATTEMPTS):
+            record, meta, _ = await self._load(request.game_id)
+            if meta.status != WAITING:
+                raise ApiError(Code.FAILED_PRECONDITION, Reason.GAME_FULL, "every seat is taken")
+            free = [s for s, n in enumerate(meta.names) if n is None]
+            if request.HasField("seat"):
+                if not 0 <= request.seat < meta.seats:
+                    raise ApiError(
+                        Code.INVALID_ARGUMENT, Reason.SEAT_TAKEN, f"no seat {request.seat}"
+                    )
+                if request.seat not in free:
+                    raise ApiError(
+                        Code.FAILED_PRECONDITION, Reason.SEAT_TAKEN, f"seat {request.seat} is taken"
+                    )
+                seat = request.seat
+            else:
+                seat = free[0]
+            token = secrets.token_urlsafe(32)
+            meta.names[seat] = name
+            meta.tokens[seat] = hash_token(token)
+            started = meta.status == PLAYING
+            entry = json.dumps({"j": seat, "n": name}, separators=(",", ":")).encode()
+            result = await self.store.write(
+                request.game_id,
+                Write(
+                    expected_rev=record.rev,
+                    state=record.state,
+                    version=0,
+                    entry_id=(0, meta.joined),
+                    entry=entry,
+                    meta=meta.encode(),
+                    ttl=self.settings.idle_ttl if started else self.settings.waiting_ttl,
+                ),
+            )
+            if not result.ok:
+                METRICS.conflicts.labels("join").inc()
+                continue
+            if started:
+                for lobby in (meta.kind, ALL_KINDS):
+                    await self.store.lobby_remove(lobby, request.game_id)
+            state = engine.decode(record.state)
+            return api.JoinGameResponse(
+                seat=seat,
+                player_token=token,
+                view=self._view(request.game_id, meta, 0, state, seat),
+            )
+        raise ApiError(Code.ABORTED, Reason.CONTENTION, "too many players joined at once; retry")
+
+    async def get_game(self, request: api.GetGameRequest, token: str | None) -> api.GetGameResponse:
+        record, meta, _ = await self._load(request.game_id)
+        seat = self._seat(meta, token, required=False)
+        state = engine.decode(record.state)
+        return api.GetGameResponse(
+            view=self._view(request.game_id, meta, record.version, state, seat)
+        )
+
+    async def list_legal_moves(
+        self, request: api.ListLegalMovesRequest, token: str | None
+    ) -> api.ListLegalMovesResponse:
+        record, meta, _ = await self._load(request.game_id)
+        seat = self._seat(meta, token, required=True)
+        response = api.ListLegalMovesResponse(version=record.version)
+        state = engine.decode(record.state)
+        if meta.status == PLAYING and state.to_move == seat:
+            for move in state.legal_moves():
+                response.moves.append(convert.proto_move(meta.kind, move))
+        return response
+
+    async def make_move(
+        self, request: api.MakeMoveRequest, token: str | None
+    ) -> api.MakeMoveResponse:
+        request_id = request.request_id or None
+        if request_id is not None and not REQUEST_ID.match(request_id):
+            raise ApiError(
+                Code.INVALID_ARGUMENT, Reason.BAD_REQUEST_ID, "a request id is 1-64 visible ASCII"
+            )
+        expected = request.expected_version if request.HasField("expected_version") else None
+        for attempt in range(MAX_ATTEMPTS):
+            record, meta, done = await self._load(request.game_id, request_id)
+            seat = self._seat(meta, token, required=True)
+            assert seat is not None
+            if done is not None:
+                return await self._replayed(request.game_id, meta, record, seat, done)
+            if expected is not None and expected != record.version:
+                raise ApiError(
+                    Code.ABORTED,
+                    Reason.STALE_VERSION,
+                    f"the game is at version {record.version}, not {expected}",
+                    {"current_version": str(record.version)},
+                )
+            if meta.status == WAITING:
+                raise ApiError(
+                    Code.FAILED_PRECONDITION, Reason.GAME_NOT_STARTED, "seats are still open"
+                )
+            try:
+                move = convert.engine_move(meta.kind, request.move)
+            except convert.BadMessage as err:
+                raise ApiError(
+                    Code.INVALID_ARGUMENT, engine.Reason.MALFORMED_MOVE, str(err)
+                ) from None
+            state = engine.decode(record.state)
+            try:
+                new, events = state.apply(seat, move)
+            except engine.IllegalMove as err:
+                METRICS.illegal_moves.labels(err.reason).inc()
+                raise engine_error(err) from None
+            version = record.version + 1
+            finished = new.is_over()
+            if finished:
+                meta.finished = True
+            entry = json.dumps({"s": seat, "m": move, "e": events}, separators=(",", ":"))
+            result = await self.store.write(
+                request.game_id,
+                Write(
+                    expected_rev=record.rev,
+                    state=new.encode(),
+                    version=version,
+                    entry_id=(version, 0),
+                    entry=entry.encode(),
+                    meta=meta.encode() if finished else None,
+                    request_id=request_id,
+                    ttl=self.settings.finished_ttl if finished else self.settings.idle_ttl,
+                ),
+            )
+            if result.duplicate_version is not None:
+                return await self._replayed(
+                    request.game_id, meta, record, seat, result.duplicate_version
+                )
+            if not result.ok:
+                METRICS.conflicts.labels("move").inc()
+                if expected is not None:
+                    raise ApiError(
+                        Code.ABORTED,
+                        Reason.STALE_VERSION,
+                        "another move was made first",
+                        {"current_version": str(record.version + 1)},
+                    )
+                continue
+            METRICS.moves.labels(meta.kind).inc()
+            if attempt:
+                METRICS.retries.observe(attempt)
+            return api.MakeMoveResponse(
+                version=version,
+                view=self._view(request.game_id, meta, version, new, seat),
+                events=[convert.proto_event(meta.kind, e) for e in events],
+            )
+        raise ApiError(Code.ABORTED, Reason.CONTENTION, "too many moves at once; retry")
+
+    async def _replayed(
+        self, game_id: str, meta: Meta, record: Record, seat: int, version: int
+    ) -> api.MakeMoveResponse:
+        """The answer a request id got the first time: the move is never applied twice."""
+        METRICS.replayed_requests.inc()
+        entry = await self.store.entry(game_id, version)
+        state = engine.decode(record.state)
+        if record.version != version:
+            state = await self._state_at(game_id, state, version)
+        events = json.loads(entry.data)["e"] if entry else []
+        return api.MakeMoveResponse(
+            version=version,
+            view=self._view(game_id, meta, version, state, seat),
+            events=[convert.proto_event(meta.kind, e) for e in events],
+        )
+
+    async def _state_at(
+        self, game_id: str, current: engine.GameState, version: int
+    ) -> engine.GameState:
+        """Replay the log from the seed up to `version` (the engine is deterministic)."""
+        state = engine.new_game(current.kind, current.seats, current.seed, current.options)
+        for entry in await self.store.entries(game_id, (0, 0)):
+            if 0 < entry.id[0] <= version:
+                data = json.loads(entry.data)
+                state, _ = state.apply(data["s"], data["m"])
+        return state
+
+    async def watch_game(
+        self, request: api.WatchGameRequest, token: str | None
+    ) -> AsyncIterator[api.WatchGameResponse]:
+        """Every entry after `from_version`, each with a fresh view, then live ones."""
+        record, meta, _ = await self._load(request.game_id)
+        seat = self._seat(meta, token, required=False)
+        if request.from_version < 0:
+            raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, "from_version is >= 0")
+        current = engine.decode(record.state)
+        # A replica of the game, advanced by the logged moves: views for every version
+        # come from it, without reading the game again.
+        state = engine.new_game(current.kind, current.seats, current.seed, current.options)
+        version, after = 0, (0, 0)
+        block = int(self.settings.watch_keepalive * 1000)
+        while True:
+            entries = await self.store.entries(request.game_id, after, block)
+            if not entries:
+                if meta.finished:
+                    return
+                yield api.WatchGameResponse(version=version)  # keep-alive: nothing new
+                continue
+            for entry in entries:
+                data = json.loads(entry.data)
+                after = entry.id
+                if "j" in data:
+                    meta.names[data["j"]] = data["n"]
+                    events = [
+                        {"type": "player_joined", "seat": data["j"], "display_name": data["n"]}
+                    ]
+                    if meta.status == PLAYING:
+                        events.append({"type": "game_started"})
+                else:
+                    state, _ = state.apply(data["s"], data["m"])
+                    version = entry.id[0]
+                    events = data["e"]
+                    meta.finished = state.is_over()
+                if entry.id <= (request.from_version, 0):
+                    continue
+                yield api.WatchGameResponse(
+                    version=version,
+                    events=[convert.proto_event(meta.kind, e) for e in events],
+                    view=self._view(request.game_id, meta, version, state, seat),
+                )
+            if meta.finished:
+                return
+
+    async def get_history(
+        self, request: api.GetHistoryRequest, _token: str | None
+    ) -> api.GetHistoryResponse:
+        record, meta, _ = await self._load(request.game_id)
+        state = engine.decode(record.state)
+        response = api.GetHistoryResponse(
+            kind=convert.kind_enum(meta.kind), seats=meta.seats, seed_sha256=meta.seed_sha256
+        )
+        convert.to_proto(state.options, response.options)
+        if meta.finished:
+            response.seed = state.seed.hex()
+        for entry in await self.store.entries(request.game_id, (0, 0)):
+            if entry.id[0] == 0:
+                continue
+            data = json.loads(entry.data)
+            response.entries.add(
+                version=entry.id[0],
+                seat=data["s"],
+                move=convert.proto_move(meta.kind, data["m"]),
+                events=[convert.proto_event(meta.kind, e) for e in data["e"]],
+            )
+        return response
+
+    async def list_games(
+        self, request: api.ListGamesRequest, _token: str | None
+    ) -> api.ListGamesResponse:
+        kind = convert.kind_name(request.kind) or ALL_KINDS
+        size = request.page_size or 20
+        if not 1 <= size <= self.settings.max_page_size:
+            raise ApiError(
+                Code.INVALID_ARGUMENT,
+                Reason.BAD_PAGE,
+                f"page_size is 1-{self.settings.max_page_size}",
+            )
+        try:
+            after = float(request.page_token) if request.page_token else 0.0
+        except ValueError:
+            raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_PAGE, "bad page_token") from None
+        response = api.ListGamesResponse()
+        page = await self.store.lobby_page(kind, after, size)
+        last = after
+        for game_id, created in page:
+            record, _ = await self.store.read(game_id)
+            meta = Meta.decode(record.meta) if record else None
+            if meta is None or meta.status != WAITING:
+                await self.store.lobby_remove(kind, game_id)  # a stale hint
+                continue
+            summary = response.games.add(
+                game_id=game_id,
+                kind=convert.kind_enum(meta.kind),
+                status=types.GAME_STATUS_WAITING,
+                seats=meta.seats,
+                open_seats=meta.seats - meta.joined,
+            )
+            convert.to_proto(engine.decode(record.state).options, summary.options)
+            last = created
+        if len(page) == size:
+            response.next_page_token = repr(last)
+        return response

@@ -1,0 +1,94 @@
+"""Configuration in one object, read from flags and `GENIAL_*` environment variables.
+
+A flag wins over the environment, the environment over the default. Every field
+is a flag `--name-with-dashes` and a variable `GENIAL_NAME`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _doc(text: str) -> dict[str, str]:
+    return {"doc": text}
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    host: str = field(default="0.0.0.0", metadata=_doc("address to listen on"))
+    grpc_port: int = field(default=50051, metadata=_doc("gRPC port (0: any free port)"))
+    http_port: int = field(default=8080, metadata=_doc("HTTP port (0: any free port)"))
+    redis_url: str = field(
+        default="", metadata=_doc("Redis URL; empty: the in-process store (one worker only)")
+    )
+    redis_cluster: bool = field(default=False, metadata=_doc("the URL names a Redis Cluster"))
+    redis_timeout: float = field(default=2.0, metadata=_doc("seconds before a Redis call fails"))
+    waiting_ttl: float = field(
+        default=24 * 3600, metadata=_doc("seconds a game that never fills is kept")
+    )
+    idle_ttl: float = field(
+        default=7 * 24 * 3600, metadata=_doc("seconds a running game is kept without a move")
+    )
+    finished_ttl: float = field(default=3600, metadata=_doc("seconds a finished game is kept"))
+    max_request_bytes: int = field(default=4096, metadata=_doc("largest request accepted"))
+    max_page_size: int = field(default=100, metadata=_doc("largest lobby page"))
+    watch_keepalive: float = field(
+        default=15.0, metadata=_doc("seconds between keep-alives on an idle watch")
+    )
+    drain_seconds: float = field(
+        default=10.0, metadata=_doc("seconds to finish requests on SIGTERM")
+    )
+    log_level: str = field(default="INFO", metadata=_doc("DEBUG, INFO, WARNING or ERROR"))
+    log_json: bool = field(default=True, metadata=_doc("structured (JSON) log lines"))
+
+    @property
+    def uses_redis(self) -> bool:
+        return bool(self.redis_url)
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        for f in dataclasses.fields(cls):
+            flag = "--" + f.name.replace("_", "-")
+            helptext = f"{f.metadata['doc']} (env GENIAL_{f.name.upper()}, default {f.default!r})"
+            if f.type == "bool":
+                parser.add_argument(flag, action=argparse.BooleanOptionalAction, help=helptext)
+            else:
+                parser.add_argument(flag, type=_parser(f.type), help=helptext)
+
+    @classmethod
+    def load(
+        cls, args: argparse.Namespace | None = None, environ: Mapping[str, str] | None = None
+    ) -> Settings:
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            flag = getattr(args, f.name, None) if args is not None else None
+            if flag is not None:
+                values[f.name] = flag
+            elif f"GENIAL_{f.name.upper()}" in environ:
+                raw = environ[f"GENIAL_{f.name.upper()}"]
+                values[f.name] = _parser(str(f.type))(raw)
+        return cls(**values)
+
+    @classmethod
+    def from_argv(cls, argv: Sequence[str]) -> Settings:
+        parser = argparse.ArgumentParser()
+        cls.add_arguments(parser)
+        return cls.load(parser.parse_args(argv), {})
+
+
+def _bool(raw: str) -> bool:
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"not a boolean: {raw!r}")
+
+
+def _parser(type_name: object) -> Any:
+    return {"int": int, "float": float, "str": str, "bool": _bool}[str(type_name)]

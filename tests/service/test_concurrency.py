@@ -1,0 +1,103 @@
+"""Many clients in several processes move in the same games at once, through two workers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+from collections import defaultdict
+from collections.abc import Iterator
+
+import pytest
+
+from genial.service import convert
+from genial.v1 import game_service_pb2 as api
+from genial.v1 import types_pb2 as types
+from tests.service.clients import CallError, GrpcClient
+from tests.service.conftest import Worker, start_worker, stop_worker
+from tests.service.scenarios import Table, open_table, play_to_the_end, replay_history
+
+PROCESSES = 4
+ATTEMPTS = 60
+
+
+@pytest.fixture(scope="module")
+def second_worker(redis_url: str) -> Iterator[Worker]:
+    worker = start_worker(redis_url)
+    yield worker
+    stop_worker(worker)
+
+
+def race(args: tuple[int, list[int], list[Table]]) -> list[tuple[str, int, str]]:
+    """One client process: random moves in random games; the moves it saw accepted."""
+    seed, ports, tables = args
+    rnd = random.Random(seed)
+    clients = [GrpcClient(port) for port in ports]
+    accepted: list[tuple[str, int, str]] = []
+    for attempt in range(ATTEMPTS):
+        client = rnd.choice(clients)
+        table = rnd.choice(tables)
+        view = client.call("GetGame", api.GetGameRequest(game_id=table.game_id)).view
+        if view.status == types.GAME_STATUS_FINISHED:
+            continue
+        token = table.tokens[view.to_move]
+        legal = client.call(
+            "ListLegalMoves", api.ListLegalMovesRequest(game_id=table.game_id), token
+        )
+        if not legal.moves:
+            continue  # somebody moved in between
+        request = api.MakeMoveRequest(
+            game_id=table.game_id, move=rnd.choice(legal.moves), request_id=f"{seed}-{attempt}"
+        )
+        if rnd.random() < 0.5:
+            request.expected_version = legal.version
+        for _ in range(rnd.choice((1, 1, 2))):  # sometimes a retry of the same request
+            try:
+                made = client.call("MakeMove", request, token)
+            except CallError as err:
+                if err.code not in ("ABORTED", "FAILED_PRECONDITION"):
+                    raise
+                break
+            accepted.append((table.game_id, made.version, request.request_id))
+    for client in clients:
+        client.close()
+    return accepted
+
+
+def test_racing_clients_lose_no_move_and_apply_none_twice(
+    redis_worker: Worker, second_worker: Worker
+) -> None:
+    ports = [redis_worker.grpc_port, second_worker.grpc_port]
+    client = GrpcClient(ports[0])
+    tables = [
+        open_table(client, "cards", 4),
+        open_table(client, "dice", 3),
+        open_table(client, "tiles", 2),
+    ]
+    with multiprocessing.get_context("spawn").Pool(PROCESSES) as pool:
+        results = pool.map(race, [(seed, ports, tables) for seed in range(PROCESSES)])
+    by_game: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
+    for game_id, version, request_id in (row for rows in results for row in rows):
+        by_game[game_id][request_id].add(version)
+    total = 0
+    for table in tables:
+        requests = by_game[table.game_id]
+        # A retried request id always got the same version back.
+        assert all(len(versions) == 1 for versions in requests.values())
+        versions = sorted(v for vs in requests.values() for v in vs)
+        history = client.call("GetHistory", api.GetHistoryRequest(game_id=table.game_id))
+        assert [e.version for e in history.entries] == list(range(1, len(history.entries) + 1))
+        # Every accepted move is in the history once, and nothing else is.
+        assert versions == list(range(1, len(history.entries) + 1))
+        total += len(versions)
+        final = play_to_the_end(client, table, random.Random(1))
+        replayed = replay_history(client, table)
+        for seat in range(table.seats):
+            view = client.call(
+                "GetGame", api.GetGameRequest(game_id=table.game_id), table.tokens[seat]
+            ).view
+            expected = types.GameView()
+            convert.table_to_proto(table.kind, replayed.view(seat)["table"], expected)
+            assert getattr(view, table.kind) == getattr(expected, table.kind)
+        assert final.status == types.GAME_STATUS_FINISHED
+    assert total > PROCESSES * ATTEMPTS // 4, "the race made progress"
+    client.close()

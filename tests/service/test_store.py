@@ -1,0 +1,140 @@
+"""One suite, both stores: the compare-and-set, the log, request ids, expiry, the lobby."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+
+import pytest
+
+from genial.service.store import Entry, GameStore, MemoryStore, Record, RedisStore, Write
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[GameStore]:
+    if request.param == "memory":
+        s: GameStore = MemoryStore()
+    else:
+        s = RedisStore.from_url(request.getfixturevalue("redis_url"))
+    yield s
+    await s.close()
+
+
+def gid() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def move(rev: int, version: int, request_id: str | None = None, ttl: float = 0) -> Write:
+    return Write(
+        expected_rev=rev,
+        state=f"state-{version}".encode(),
+        version=version,
+        entry_id=(version, 0),
+        entry=f"move-{version}".encode(),
+        request_id=request_id,
+        ttl=ttl,
+    )
+
+
+async def test_create_read_and_refuse_a_taken_id(store: GameStore) -> None:
+    game = gid()
+    record = Record(b"s0", b"m0", 0, 0)
+    assert await store.create(game, record, None, 0)
+    assert not await store.create(game, Record(b"x", b"y", 0, 0), None, 0)
+    got, done = await store.read(game)
+    assert got == record
+    assert done is None
+    assert await store.read(gid()) == (None, None)
+
+
+async def test_compare_and_set_and_the_log(store: GameStore) -> None:
+    game = gid()
+    await store.create(game, Record(b"s0", b"m0", 0, 0), Entry((0, 1), b"join"), 0)
+    first = await store.write(game, move(0, 1))
+    assert (first.ok, first.rev) == (True, 1)
+    stale = await store.write(game, move(0, 1))
+    assert (stale.ok, stale.rev) == (False, 1)
+    await store.write(game, Write(1, b"s2", 2, (2, 0), b"move-2", meta=b"m2"))
+    record, _ = await store.read(game)
+    assert record == Record(b"s2", b"m2", 2, 2)
+    log = await store.entries(game, (0, 0))
+    assert [(e.id, e.data) for e in log] == [
+        ((0, 1), b"join"),
+        ((1, 0), b"move-1"),
+        ((2, 0), b"move-2"),
+    ]
+    assert [e.id for e in await store.entries(game, (1, 0))] == [(2, 0)]
+    assert await store.entries(game, (2, 0)) == []
+    assert await store.entry(game, 1) == Entry((1, 0), b"move-1")
+    assert await store.entry(game, 5) is None
+
+
+async def test_a_request_id_is_applied_once(store: GameStore) -> None:
+    game = gid()
+    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    assert (await store.write(game, move(0, 1, "req-1"))).ok
+    again = await store.write(game, move(1, 2, "req-1"))
+    assert (again.ok, again.duplicate_version) == (False, 1)
+    record, done = await store.read(game, "req-1")
+    assert record is not None
+    assert (record.version, done) == (1, 1)
+    assert (await store.read(game, "req-2"))[1] is None
+
+
+async def test_blocking_read_wakes_up_on_a_write(store: GameStore) -> None:
+    game = gid()
+    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    waiter = asyncio.create_task(store.entries(game, (0, 0), block_ms=5000))
+    await asyncio.sleep(0.1)
+    assert not waiter.done()
+    await store.write(game, move(0, 1))
+    got = await asyncio.wait_for(waiter, 5)
+    assert [e.id for e in got] == [(1, 0)]
+    assert await store.entries(game, (1, 0), block_ms=50) == []
+
+
+async def test_games_expire(store: GameStore) -> None:
+    game = gid()
+    await store.create(game, Record(b"s0", b"m0", 0, 0), None, ttl=0.3)
+    assert (await store.read(game))[0] is not None
+    await store.write(game, move(0, 1, ttl=0.3))
+    await asyncio.sleep(0.6)
+    assert await store.read(game) == (None, None)
+    assert await store.entries(game, (0, 0)) == []
+
+
+async def test_concurrent_writers_lose_no_update(store: GameStore) -> None:
+    game = gid()
+    await store.create(game, Record(b"0", b"m", 0, 0), None, 0)
+
+    async def bump(times: int) -> int:
+        done = 0
+        while done < times:
+            record, _ = await store.read(game)
+            assert record is not None
+            result = await store.write(game, move(record.rev, record.version + 1))
+            done += result.ok
+        return done
+
+    counts = await asyncio.gather(*(bump(10) for _ in range(8)))
+    record, _ = await store.read(game)
+    assert record is not None
+    assert record.version == sum(counts) == 80
+    log = await store.entries(game, (0, 0))
+    assert [e.id[0] for e in log] == list(range(1, 81))
+
+
+async def test_lobby_pages_in_creation_order(store: GameStore) -> None:
+    kind = f"k{secrets.token_hex(4)}"
+    for i in range(5):
+        await store.lobby_add(kind, f"g{i}", 100.0 + i)
+    await store.lobby_remove(kind, "g2")
+    first = await store.lobby_page(kind, 0, 2)
+    assert [g for g, _ in first] == ["g0", "g1"]
+    rest = await store.lobby_page(kind, first[-1][1], 10)
+    assert [g for g, _ in rest] == ["g3", "g4"]
+
+
+async def test_ping(store: GameStore) -> None:
+    assert await store.ping()

@@ -6,14 +6,19 @@ same proto messages and raises `CallError` with the gRPC code name and the reaso
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+from urllib.parse import quote
 
 import grpc
+import httpx
+from google.protobuf import json_format
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from genial.service.routes import ROUTES, Route
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
 
@@ -71,3 +76,98 @@ class GrpcClient:
 
     def close(self) -> None:
         self.channel.close()
+
+
+@dataclass
+class ServerSentEvent:
+    event: str = "message"
+    id: str | None = None
+    data: list[str] = field(default_factory=list)
+
+
+def read_events(lines: Iterable[str]) -> Iterator[ServerSentEvent]:
+    """The events of an SSE stream (comments, such as keep-alives, are skipped)."""
+    event = ServerSentEvent()
+    for line in lines:
+        if not line:
+            if event.data:
+                yield event
+            event = ServerSentEvent()
+        elif not line.startswith(":"):
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "data":
+                event.data.append(value)
+            elif name == "event":
+                event.event = value
+            elif name == "id":
+                event.id = value
+
+
+class RestClient:
+    """The HTTP/JSON gateway, called at the routes the proto's annotations give."""
+
+    routes = {route.method.name: route for route in ROUTES}
+
+    def __init__(self, port: int) -> None:
+        self.http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+
+    @staticmethod
+    def _headers(token: str | None) -> dict[str, str]:
+        return {"authorization": f"Bearer {token}"} if token else {}
+
+    @staticmethod
+    def _error(error: dict[str, Any]) -> CallError:
+        return CallError(error["code"], error["reason"], error["message"], error["details"])
+
+    @classmethod
+    def _refused(cls, reply: httpx.Response) -> CallError:
+        error = reply.json()["error"]
+        assert error["status"] == reply.status_code
+        return cls._error(error)
+
+    def _request(self, method: str, request: Any) -> tuple[Route, str, dict[str, Any]]:
+        """The route, the path and the fields left for the query or the body."""
+        route = self.routes[method]
+        # Query parameters are named like the proto's fields; a body has the JSON names.
+        fields = json_format.MessageToDict(request, preserving_proto_field_name=not route.body)
+        values = {}
+        for f in route.path_fields:
+            fields.pop(f.json_name if route.body else f.name, None)
+            values[f.name] = quote(getattr(request, f.name), safe="")
+        return route, route.template.format(**values), fields
+
+    def call(self, method: str, request: Any, token: str | None = None) -> Any:
+        route, path, fields = self._request(method, request)
+        reply = self.http.request(
+            route.verb,
+            path,
+            params=None if route.body else fields,
+            json=fields if route.body else None,
+            headers=self._headers(token),
+        )
+        if reply.is_error:
+            raise self._refused(reply)
+        assert (reply.status_code, reply.headers["content-type"]) == (200, "application/json")
+        return json_format.Parse(reply.content, route.response_class())
+
+    def watch(
+        self, request: api.WatchGameRequest, token: str | None = None, timeout: float = 30
+    ) -> Iterator[api.WatchGameResponse]:
+        """The stream's answers; keep-alives are SSE comments, so none is yielded."""
+        route, path, fields = self._request("WatchGame", request)
+        headers = self._headers(token)
+        with self.http.stream(
+            route.verb, path, params=fields, headers=headers, timeout=timeout
+        ) as reply:
+            if reply.is_error:
+                reply.read()
+                raise self._refused(reply)
+            for event in read_events(reply.iter_lines()):
+                data = "\n".join(event.data)
+                if event.event == "error":
+                    raise self._error(json.loads(data)["error"])
+                yield json_format.Parse(data, api.WatchGameResponse())
+
+    def close(self) -> None:
+        self.http.close()

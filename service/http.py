@@ -1,0 +1,365 @@
+"""The HTTP/JSON transport (the REST gateway): every RPC of `genial.v1.GameService` at the
+route its `google.api.http` annotation gives (`routes`), calling the `GameApp` method of the
+same name, with the same error mapping as gRPC; WatchGame as Server-Sent Events.
+
+Like the gRPC transport it only decodes, calls and encodes. Beside the API it serves the
+OpenAPI document (/openapi.json, /docs), the probes (/healthz, /readyz) and /metrics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import Any, cast
+from urllib.parse import quote, unquote
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from litestar import Litestar, Request, Response, get
+from litestar.enums import HttpMethod, ScopeType
+from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
+from litestar.handlers import HTTPRouteHandler
+from litestar.response import Stream
+from litestar.types import ASGIApp, Receive, Scope, Send
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from genial.v1 import game_service_pb2 as api
+
+from . import openapi
+from .app import GameApp
+from .errors import ApiError, Code, Reason
+from .metrics import METRICS
+from .routes import ROUTES, VARIABLE, Route
+from .transport import (
+    RETRY_AFTER,
+    Admit,
+    Handler,
+    StreamHandler,
+    as_api_error,
+    bearer_token,
+    snake,
+)
+
+JSON = "application/json"
+MAX_JSON_DEPTH = 32
+"""Nesting no request needs; deeper JSON is refused before it is parsed."""
+EVENT_ID = re.compile(openapi.EVENT_ID)
+STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+BRACKETS = re.compile(rb"[][{}]")
+
+DOCS_PAGE = """\
+<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>genial API</title>
+  <link rel="stylesheet" href="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
+  <script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#swagger-ui"});</script>
+</body>
+</html>
+"""
+
+
+def create_app(app: GameApp, max_request_bytes: int, closing: asyncio.Event) -> ASGIApp:
+    """The gateway for `app`, as an ASGI application; setting `closing` ends the streams."""
+    document = openapi.render(openapi.document(openapi.load_descriptors())).encode()
+
+    @get("/openapi.json")
+    async def openapi_json() -> Response[bytes]:
+        return Response(document, media_type=JSON)
+
+    @get("/readyz")
+    async def readyz() -> Response[bytes]:
+        """Ready while the store answers: a worker without it can serve nothing."""
+        if await app.store.ping():
+            return Response(b'{"status":"ready"}', media_type=JSON)
+        return _error(ApiError(Code.UNAVAILABLE, Reason.STORE_UNAVAILABLE, "no store"))
+
+    handlers: list[HTTPRouteHandler] = [openapi_json, docs, healthz, readyz, metrics]
+    for route in ROUTES:
+        call = getattr(app, snake(route.method.name))
+        if route.method.server_streaming:
+            handle = _stream(route, call, max_request_bytes, closing, app.limiter.admit)
+        else:
+            handle = _unary(route, call, max_request_bytes, app.limiter.admit)
+        path = VARIABLE.sub(r"{\1:str}", route.template)
+        # 200 for every answer, as gRPC transcoding has it (Litestar's default for POST is 201).
+        route_handler = HTTPRouteHandler(
+            path, http_method=HttpMethod(route.verb), name=route.method.name, status_code=200
+        )
+        handlers.append(route_handler(handle))
+    gateway = Litestar(
+        handlers,
+        exception_handlers={Exception: _on_exception},
+        openapi_config=None,  # the document is ours, from the proto
+        logging_config=None,
+    )
+    return _one_segment_per_variable(gateway)
+
+
+@get("/docs")
+async def docs() -> Response[str]:
+    return Response(DOCS_PAGE, media_type="text/html")
+
+
+@get("/healthz")
+async def healthz() -> Response[bytes]:
+    """Alive while the process serves at all."""
+    return Response(b'{"status":"ok"}', media_type=JSON)
+
+
+@get("/metrics")
+async def metrics() -> Response[bytes]:
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+# ---- the API ------------------------------------------------------------------------------
+
+
+def _unary(
+    route: Route, call: Handler, limit: int, admit: Admit
+) -> Callable[[Request[Any, Any, Any]], Awaitable[Response[bytes]]]:
+    async def handle(request: Request[Any, Any, Any]) -> Response[bytes]:
+        start = time.perf_counter()
+        try:
+            token = bearer_token(request.headers.get("authorization"))
+            admit(token, request.client.host if request.client else None)
+            message = await _decode(request, route, limit)
+            answer = await call(message, token)
+            return Response(_encode(answer), media_type=JSON)
+        except Exception as exc:
+            return _error(_refused(exc))
+        finally:
+            METRICS.latency.labels("http", route.method.name).observe(time.perf_counter() - start)
+
+    return handle
+
+
+def _stream(
+    route: Route, call: StreamHandler, limit: int, closing: asyncio.Event, admit: Admit
+) -> Callable[[Request[Any, Any, Any]], Awaitable[Response[Any]]]:
+    """WatchGame's answers as Server-Sent Events, resumable with Last-Event-ID."""
+    if "from_version" not in route.method.input_type.fields_by_name:
+        raise ValueError(f"{route.method.name}: a stream needs from_version to resume")
+
+    async def handle(request: Request[Any, Any, Any]) -> Response[Any]:
+        try:
+            token = bearer_token(request.headers.get("authorization"))
+            admit(token, request.client.host if request.client else None)
+            message = await _decode(request, route, limit)
+            skip = _resume(message, request.headers.get("last-event-id"))
+            answers = cast(AsyncGenerator[api.WatchGameResponse, None], call(message, token))
+            # The use case checks the game and the token before its first answer: wait for
+            # it, so that a refusal is an HTTP error rather than a stream that ends at once.
+            first = await anext(answers, None)
+        except Exception as exc:
+            return _error(_refused(exc))
+        return Stream(
+            _events(first, answers, skip, closing),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+        )
+
+    return handle
+
+
+def _resume(request: Message, last_event_id: str | None) -> int:
+    """Resume after the event the client saw last: sets `from_version`, and returns how many
+    joins to drop (joins all have version 0, so their ids count them)."""
+    if last_event_id is None:
+        return 0
+    match = EVENT_ID.fullmatch(last_event_id.strip())
+    if match is None:
+        raise ApiError(
+            Code.INVALID_ARGUMENT,
+            Reason.BAD_REQUEST,
+            "Last-Event-ID is an event's id: a version, or 0-<n> for the n-th seat taken",
+        )
+    joins, version = match.groups()
+    request.from_version = int(version or 0)  # type: ignore[attr-defined]
+    return int(joins or 0)
+
+
+async def _events(
+    first: api.WatchGameResponse | None,
+    answers: AsyncGenerator[api.WatchGameResponse, None],
+    skip: int,
+    closing: asyncio.Event,
+) -> AsyncIterator[bytes]:
+    """The SSE frames of a watch, until it ends, the client goes away (Litestar cancels the
+    stream) or the worker stops (`closing`): a stream never ends by itself, and its client
+    resumes on another worker with Last-Event-ID rather than hold up the drain."""
+    joins = 0
+    answer = first
+    stopping = asyncio.ensure_future(closing.wait())
+    following: asyncio.Future[api.WatchGameResponse | None] | None = None
+    try:
+        while answer is not None:
+            if not answer.events:
+                yield b": keep-alive\n\n"
+            elif answer.version == 0:
+                joins += 1
+                if joins > skip:
+                    yield _frame("join", _encode(answer), f"0-{joins}")
+            else:
+                yield _frame("move", _encode(answer), str(answer.version))
+            following = asyncio.ensure_future(anext(answers, None))
+            await asyncio.wait((following, stopping), return_when=asyncio.FIRST_COMPLETED)
+            if not following.done():
+                return
+            answer = following.result()
+    except Exception as exc:
+        # The status is sent already: the error becomes the stream's last event.
+        yield _frame("error", _error_body(_refused(exc)))
+    finally:
+        stopping.cancel()
+        if following is not None and not following.done():
+            following.cancel()  # the watch, waiting for the next entry, ends in its own task
+        else:
+            await answers.aclose()
+
+
+def _frame(event: str, data: bytes, event_id: str | None = None) -> bytes:
+    head = f"id: {event_id}\nevent: {event}\n" if event_id else f"event: {event}\n"
+    return head.encode() + b"data: " + data + b"\n\n"
+
+
+# ---- decoding and encoding ----------------------------------------------------------------
+
+
+async def _decode(request: Request[Any, Any, Any], route: Route, limit: int) -> Message:
+    """The request message from the path, the query string and the body."""
+    fields: dict[str, str] = {}
+    allowed = {field.name for field in route.query_fields}
+    for name, values in request.query_params.dict().items():
+        if name not in allowed:
+            raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, f"no parameter {name!r}")
+        if len(values) > 1:
+            raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, f"{name!r} given twice")
+        fields[name] = values[0]
+    # Path variables come last: they win over the body's fields of the same name.
+    fields.update({f.name: unquote(request.path_params[f.name]) for f in route.path_fields})
+    message = route.request_class()
+    try:
+        if route.body:
+            json_format.ParseDict(await _read_json(request, limit), message)
+        json_format.ParseDict(fields, message)
+    except json_format.ParseError as err:  # an unknown field too: a typo is no silent default
+        raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, str(err)) from None
+    return message
+
+
+async def _read_json(request: Request[Any, Any, Any], limit: int) -> dict[str, Any]:
+    """The body as a JSON object, refused unread when it is too large or too deep."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            raise _too_large(limit)
+    if _too_deep(raw):
+        raise ApiError(
+            Code.INVALID_ARGUMENT,
+            Reason.BAD_REQUEST,
+            f"the body nests deeper than {MAX_JSON_DEPTH} levels",
+        )
+    try:
+        body = json.loads(raw)
+    except ValueError as err:
+        raise ApiError(
+            Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, f"the body is not JSON: {err}"
+        ) from None
+    if not isinstance(body, dict):
+        raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, "the body is not a JSON object")
+    return body
+
+
+def _too_large(limit: int) -> ApiError:
+    return ApiError(
+        Code.REQUEST_TOO_LARGE, Reason.REQUEST_TOO_LARGE, f"a request body is at most {limit} bytes"
+    )
+
+
+def _too_deep(raw: bytes) -> bool:
+    """Whether brackets outside strings nest deeper than MAX_JSON_DEPTH: a cheap scan that
+    spares the parser's recursion."""
+    depth = 0
+    for bracket in BRACKETS.findall(STRINGS.sub(b"", raw)):
+        depth += 1 if bracket in b"[{" else -1
+        if depth > MAX_JSON_DEPTH:
+            return True
+    return False
+
+
+def _encode(message: Message) -> bytes:
+    fields = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    return json.dumps(fields, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+# ---- errors -------------------------------------------------------------------------------
+
+
+def _refused(exc: BaseException) -> ApiError:
+    err = as_api_error(exc)
+    METRICS.errors.labels("http", err.code.name, err.reason).inc()
+    return err
+
+
+def _error_body(err: ApiError) -> bytes:
+    error = {
+        "code": err.code.grpc.name,
+        "status": err.code.http,
+        "message": err.message,
+        "reason": err.reason,
+        "details": err.metadata,
+    }
+    return json.dumps({"error": error}, ensure_ascii=False).encode()
+
+
+def _error(err: ApiError, headers: dict[str, str] | None = None) -> Response[bytes]:
+    if RETRY_AFTER in err.metadata:
+        headers = {**(headers or {}), "retry-after": err.metadata[RETRY_AFTER]}
+    return Response(_error_body(err), status_code=err.code.http, media_type=JSON, headers=headers)
+
+
+def _on_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    """What Litestar raises itself (its router, mostly), in the API's error shape."""
+    refused: BaseException = exc
+    headers = None
+    if isinstance(exc, NotFoundException):
+        refused = ApiError(Code.NOT_FOUND, Reason.NO_ROUTE, f"no route {request.scope['path']}")
+    elif isinstance(exc, MethodNotAllowedException):
+        message = f"{request.method} is not allowed here"
+        refused = ApiError(Code.METHOD_NOT_ALLOWED, Reason.METHOD_NOT_ALLOWED, message)
+        headers = exc.headers
+    elif isinstance(exc, HTTPException) and exc.status_code < 500:
+        refused = ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, exc.detail)
+    return _error(_refused(refused), headers)
+
+
+def _one_segment_per_variable(app: ASGIApp) -> ASGIApp:
+    """Route on the raw path, so that a path variable is one segment whatever it holds.
+
+    Servers decode the path before routing: `a%2Fb` would become two segments, and a bad
+    game id an unknown route. Here each raw segment is decoded alone, then "%" and "/" are
+    escaped again; handlers unquote path variables once (as grpc-gateway does).
+    """
+
+    async def routed(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == ScopeType.HTTP:
+            raw = scope.get("raw_path") or quote(scope["path"]).encode()
+            segments = (unquote(s) for s in raw.decode("latin-1").split("/"))
+            path = "/".join(s.replace("%", "%25").replace("/", "%2F") for s in segments)
+            scope = cast(Scope, {**scope, "path": path})
+        await app(scope, receive, send)
+
+    return routed

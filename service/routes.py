@@ -1,0 +1,82 @@
+"""The HTTP route of every RPC, read from its `google.api.http` annotation.
+
+The REST gateway serves these routes, the OpenAPI document describes them and the tests'
+REST client calls them: no route is written by hand. Only what the proto uses is supported
+(one binding a method, `{field}` variables naming string fields, a body of "*" or none,
+query parameters of scalar fields); a rule beyond that fails at import, not at a request.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from google.api import annotations_pb2
+from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
+from google.protobuf.message import Message
+
+from .transport import SERVICE, message_class
+
+VARIABLE = re.compile(r"\{([^}]*)\}")
+QUERY_TYPES = {
+    FieldDescriptor.TYPE_STRING,
+    FieldDescriptor.TYPE_ENUM,
+    FieldDescriptor.TYPE_INT32,
+    FieldDescriptor.TYPE_INT64,
+    FieldDescriptor.TYPE_UINT32,
+    FieldDescriptor.TYPE_UINT64,
+}
+"""Fields a query parameter can fill: their JSON form is a string or parses from one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    method: MethodDescriptor
+    verb: str
+    """GET, POST, PUT, PATCH or DELETE."""
+    template: str
+    """The path, with `{field}` for each path variable."""
+    path_fields: tuple[FieldDescriptor, ...]
+    query_fields: tuple[FieldDescriptor, ...]
+    """Without a body, every field not in the path comes from the query string."""
+    body: bool
+    """With a body (`body: "*"`), every field not in the path comes from it, as JSON."""
+
+    @property
+    def request_class(self) -> type[Message]:
+        return message_class(self.method.input_type)
+
+    @property
+    def response_class(self) -> type[Message]:
+        return message_class(self.method.output_type)
+
+
+def route_of(method: MethodDescriptor) -> Route:
+    rule = method.GetOptions().Extensions[annotations_pb2.http]
+    verb = rule.WhichOneof("pattern")
+    if verb in (None, "custom") or rule.additional_bindings or rule.response_body:
+        raise ValueError(f"{method.full_name}: unsupported google.api.http rule")
+    if rule.body not in ("", "*"):
+        raise ValueError(f"{method.full_name}: unsupported body {rule.body!r}")
+    template = getattr(rule, verb)
+    fields = method.input_type.fields_by_name
+    path_fields = []
+    for name in VARIABLE.findall(template):
+        field = fields.get(name)
+        if field is None or field.type != FieldDescriptor.TYPE_STRING or field.is_repeated:
+            raise ValueError(f"{method.full_name}: path variable {name!r} is no string field")
+        path_fields.append(field)
+    query_fields = []
+    if not rule.body:
+        for field in method.input_type.fields:
+            if field in path_fields:
+                continue
+            if field.type not in QUERY_TYPES or field.is_repeated:
+                raise ValueError(f"{method.full_name}: {field.name} cannot be a query parameter")
+            query_fields.append(field)
+    return Route(
+        method, verb.upper(), template, tuple(path_fields), tuple(query_fields), bool(rule.body)
+    )
+
+
+ROUTES = tuple(route_of(method) for method in SERVICE.methods)

@@ -1,0 +1,203 @@
+"""The REST gateway beyond the scenarios both transports play (test_api): the JSON it
+speaks, its limits and errors, the probes, the metrics and the OpenAPI document."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from genial.service import openapi
+from genial.service.errors import Code
+from genial.service.routes import ROUTES
+from genial.v1 import types_pb2
+from tests.conftest import free_port
+from tests.service.conftest import Worker, start_worker, stop_worker
+
+ROOT = Path(__file__).parents[2]
+
+
+@pytest.fixture
+def http(memory_worker: Worker) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=f"http://127.0.0.1:{memory_worker.http_port}", timeout=10) as c:
+        yield c
+
+
+def refused(reply: httpx.Response, status: int, code: str, reason: str) -> dict[str, Any]:
+    """The error body of a refusal, checked against its status, code and reason."""
+    assert reply.status_code == status, reply.text
+    assert reply.headers["content-type"] == "application/json"
+    error: dict[str, Any] = reply.json()["error"]
+    assert (error["status"], error["code"], error["reason"]) == (status, code, reason), error
+    assert error["message"]
+    return error
+
+
+def test_json_follows_the_protobuf_mapping(http: httpx.Client) -> None:
+    # Requests take the proto's field names as well as the JSON (lowerCamelCase) ones.
+    created = http.post("/v1/games", json={"kind": "GAME_KIND_DICE", "seats": 2}).json()
+    joined = http.post(f"/v1/games/{created['gameId']}/seats", json={"display_name": "Ada"})
+    assert joined.status_code == 200  # not 201: the answer is the RPC's, as over gRPC
+    view = joined.json()["view"]
+    assert view["kind"] == "GAME_KIND_DICE"  # enums by name
+    assert view["version"] == "0"  # int64 as a string
+    assert view["seed"] == ""  # fields without presence print their defaults
+    assert "toMove" not in view  # an unset optional field is left out
+    assert view["players"][0] == {"seat": 0, "displayName": "Ada", "joined": True, "away": False}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"{", "not JSON"),
+        (b"\xff\xfe{}", "not JSON"),
+        (b"", "not JSON"),
+        (b"[]", "not a JSON object"),
+        (b'{"kind": "GAME_KIND_DICE", "seats": 2, "colour": 1}', "no field named"),
+        (b'{"kind": "CHESS"}', "Invalid enum value"),
+        (b'{"seats": "two"}', "seats"),
+        (b'{"seats": 99999999999}', "out of range"),
+        (b'{"options": {"sections": {"a": 1}}}', "sections"),
+        (b'{"bots": [' + b"[" * 40 + b"]" * 40 + b"]}", "deeper than 32"),
+    ],
+)
+def test_a_malformed_body_is_a_400_with_a_clear_message(
+    http: httpx.Client, body: bytes, message: str
+) -> None:
+    reply = http.post("/v1/games", content=body, headers={"content-type": "application/json"})
+    assert message in refused(reply, 400, "INVALID_ARGUMENT", "BAD_REQUEST")["message"]
+
+
+def test_a_body_over_the_limit_is_refused_unread(http: httpx.Client) -> None:
+    body = json.dumps({"displayName": "x" * 5000}).encode()
+    reply = http.post("/v1/games/AAAAAAAAAAAAAAAA/seats", content=body)
+    refused(reply, 413, "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE")
+    # Without a Content-Length (chunked), the body is counted as it comes.
+    reply = http.post("/v1/games/AAAAAAAAAAAAAAAA/seats", content=iter([body[:3000], body[3000:]]))
+    refused(reply, 413, "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE")
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("colour=red", "BAD_REQUEST"),
+        ("page_size=2&page_size=3", "BAD_REQUEST"),
+        ("page_size=two", "BAD_REQUEST"),
+        ("kind=GAME_KIND_CHESS", "BAD_REQUEST"),
+        ("pageSize=2", "BAD_REQUEST"),  # query parameters have the proto's names
+        ("page_size=1000", "BAD_PAGE"),  # the service's own limit
+    ],
+)
+def test_bad_query_parameters_are_a_400(http: httpx.Client, query: str, reason: str) -> None:
+    refused(http.get(f"/v1/games?{query}"), 400, "INVALID_ARGUMENT", reason)
+
+
+def test_query_parameters_fill_the_request(http: httpx.Client) -> None:
+    http.post("/v1/games", json={"kind": "GAME_KIND_TILES", "seats": 2})
+    page = http.get("/v1/games", params={"kind": "GAME_KIND_TILES", "page_size": 1}).json()
+    assert len(page["games"]) == 1
+    assert page["games"][0]["kind"] == "GAME_KIND_TILES"
+    assert page["nextPageToken"]
+
+
+def test_a_path_variable_is_one_segment_whatever_it_holds(http: httpx.Client) -> None:
+    # An escaped "/" stays in the game id: the service refuses the id, the router does not.
+    refused(http.get("/v1/games/..%2F..%2Fetc"), 400, "INVALID_ARGUMENT", "BAD_GAME_ID")
+    refused(http.get("/v1/games/a%25b/history"), 400, "INVALID_ARGUMENT", "BAD_GAME_ID")
+
+
+def test_unknown_routes_and_methods_answer_in_the_error_shape(http: httpx.Client) -> None:
+    refused(http.get("/v1/chess"), 404, "NOT_FOUND", "NO_ROUTE")
+    reply = http.delete("/v1/games")
+    refused(reply, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+    assert {"GET", "POST"} <= set(reply.headers["allow"].split(", "))
+
+
+def test_the_token_is_the_bearer_of_the_authorization_header(http: httpx.Client) -> None:
+    created = http.post("/v1/games", json={"kind": "GAME_KIND_DICE", "seats": 2}).json()
+    game = f"/v1/games/{created['gameId']}"
+    token = http.post(f"{game}/seats", json={"displayName": "Ada"}).json()["playerToken"]
+    http.post(f"{game}/seats", json={"displayName": "Bob"})
+    reply = http.get(f"{game}/legal-moves", headers={"authorization": f"bearer {token}"})
+    assert reply.status_code == 200
+    assert reply.json()["moves"]
+    basic = http.get(f"{game}/legal-moves", headers={"authorization": f"Basic {token}"})
+    refused(basic, 401, "UNAUTHENTICATED", "TOKEN_MISSING")
+    forged = http.get(f"{game}/legal-moves", headers={"authorization": "Bearer forged"})
+    refused(forged, 403, "PERMISSION_DENIED", "TOKEN_INVALID")
+
+
+def test_probes(memory_worker: Worker, redis_worker: Worker) -> None:
+    for worker in (memory_worker, redis_worker):
+        base = f"http://127.0.0.1:{worker.http_port}"
+        assert httpx.get(f"{base}/healthz").status_code == 200
+        assert httpx.get(f"{base}/readyz").status_code == 200
+
+
+def test_without_redis_the_worker_lives_but_is_not_ready() -> None:
+    worker = start_worker(f"redis://127.0.0.1:{free_port()}/0")
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{worker.http_port}", timeout=10) as http:
+            assert http.get("/healthz").status_code == 200
+            refused(http.get("/readyz"), 503, "UNAVAILABLE", "STORE_UNAVAILABLE")
+            reply = http.get("/v1/games/AAAAAAAAAAAAAAAA")
+            refused(reply, 503, "UNAVAILABLE", "STORE_UNAVAILABLE")
+    finally:
+        stop_worker(worker)
+
+
+def test_metrics_are_served_on_the_http_port(http: httpx.Client) -> None:
+    http.get("/v1/games/AAAAAAAAAAAAAAAA")
+    reply = http.get("/metrics")
+    assert reply.status_code == 200
+    assert 'genial_request_seconds_count{method="GetGame",transport="http"}' in reply.text
+    assert 'genial_errors_total{code="NOT_FOUND",reason="GAME_NOT_FOUND",transport="http"}' in (
+        reply.text
+    )
+
+
+def test_the_openapi_document_is_served_with_a_docs_page(http: httpx.Client) -> None:
+    reply = http.get("/openapi.json")
+    assert reply.headers["content-type"] == "application/json"
+    assert reply.text == (ROOT / "clients/openapi.json").read_text()
+    page = http.get("/docs")
+    assert page.headers["content-type"].startswith("text/html")
+    assert '"/openapi.json"' in page.text
+
+
+def test_the_committed_openapi_document_is_current(tmp_path: Path) -> None:
+    """`make generate` was run after the last change to proto/ (or to the document's code)."""
+    fresh = tmp_path / "descriptors.binpb"
+    protos = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "proto/genial/v1").glob("*.proto"))
+    protoc = [sys.executable, "-m", "grpc_tools.protoc", "-I", "proto", "-I", "third_party"]
+    options = ["--include_source_info", f"--descriptor_set_out={fresh}"]
+    subprocess.run([*protoc, *options, *protos], cwd=ROOT, check=True)
+    assert fresh.read_bytes() == openapi.DESCRIPTORS.read_bytes(), "run make generate"
+    document = openapi.render(openapi.document(openapi.load_descriptors(fresh)))
+    assert document == (ROOT / "clients/openapi.json").read_text(), "run make generate"
+
+
+def test_the_openapi_document_describes_every_route_message_and_enum() -> None:
+    doc = json.loads((ROOT / "clients/openapi.json").read_text())
+    assert doc["openapi"].startswith("3.1")
+    operations = {op["operationId"]: op for path in doc["paths"].values() for op in path.values()}
+    assert set(operations) == {route.method.name for route in ROUTES}
+    for route in ROUTES:
+        operation = doc["paths"][route.template][route.verb.lower()]
+        assert operation["summary"]
+        assert {str(code.http) for code in Code} < set(operation["responses"])
+    schemas = doc["components"]["schemas"]
+    for name in types_pb2.DESCRIPTOR.message_types_by_name:
+        assert schemas[name]["description"], name  # every message has its comment
+        for prop in schemas[name]["properties"].values():
+            assert prop["description"]
+    for name in types_pb2.DESCRIPTOR.enum_types_by_name:
+        assert schemas[name]["type"] == "string"
+    assert doc["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    assert "Error" in schemas

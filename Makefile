@@ -13,7 +13,7 @@ DEV := build/dev
 BUF := node_modules/.bin/buf
 
 .PHONY: run test lint typecheck unit install redis bench-engine demo clean \
-	generate proto-lint proto-breaking proto-check
+	generate proto-lint proto-breaking proto-check sandbox
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || { \
@@ -29,7 +29,7 @@ $(VENV)/.deps: pyproject.toml | $(PY)
 install: $(VENV)/.deps
 	$(PY) -m pip install -q --no-deps --force-reinstall .
 	@mkdir -p $(DEV)/genial
-	@for d in engine service; do ln -sfn ../../../$$d $(DEV)/genial/$$d; done
+	@for d in engine service bots; do ln -sfn ../../../$$d $(DEV)/genial/$$d; done
 	@ln -sfn ../../../clients/python/genial/v1 $(DEV)/genial/v1
 
 redis:
@@ -44,7 +44,7 @@ $(BUF): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
 	@touch $(BUF)
 
-generate: $(VENV)/.deps
+generate: install
 	PYTHON=$(PY) scripts/generate.sh
 
 proto-lint: $(BUF)
@@ -56,17 +56,24 @@ proto-breaking: $(BUF)
 
 # The committed generated code matches proto/.
 proto-check: generate
-	@test -z "$$(git status --porcelain -- clients/python/genial/v1)" || \
-	  { git status --short -- clients/python/genial/v1; echo "run make generate and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- clients/python/genial/v1 clients/openapi.json)" || \
+	  { git status --short -- clients/python/genial/v1 clients/openapi.json; \
+	    echo "run make generate and commit"; exit 1; }
+
+# The deploy tests run the worker as its pod would (its user, read-only root) under bubblewrap.
+sandbox:
+	@command -v bwrap >/dev/null || { \
+	  echo "bwrap is missing; installing bubblewrap"; \
+	  apt-get update -qq && apt-get install -y -qq bubblewrap; }
 
 lint: install proto-lint proto-breaking
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 typecheck: install
-	cd $(DEV) && ../../$(BIN)/mypy --strict -p genial.engine
+	cd $(DEV) && ../../$(BIN)/mypy --strict -p genial.engine -p genial.bots
 
-unit: install redis
+unit: install redis sandbox
 	$(PY) -m pytest -q
 
 test: lint typecheck proto-check unit

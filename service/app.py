@@ -6,6 +6,7 @@ them through, the REST gateway decodes JSON into them. Errors are `ApiError`s.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -13,15 +14,18 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from genial import engine
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
 
 from . import convert
+from .bot_players import TIMEOUT_BOT, choose_move
 from .errors import ApiError, Code, Reason
+from .limits import RateLimiter
 from .metrics import METRICS
 from .settings import Settings
 from .store import GameStore, Record, Write
@@ -31,6 +35,10 @@ log = logging.getLogger("genial.app")
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{16}$")
 REQUEST_ID = re.compile(r"^[\x21-\x7e]{1,64}$")
 MAX_NAME = 32
+AWAY_GRACE = 5
+"""Seconds an away seat gets before the greedy bot moves for it again."""
+MAX_TURN = 86_400
+"""The longest turn timer, in seconds (the shortest is a setting)."""
 MAX_ATTEMPTS = 16
 """Compare-and-set attempts of one request before it gives up with ABORTED."""
 
@@ -59,6 +67,13 @@ class Meta:
     names: list[str | None]
     tokens: list[str | None]
     """sha256 of each seat's token; the tokens themselves are never stored."""
+    bots: list[str | None]
+    """The strength of the built-in bot at each seat, None for a player."""
+    away: list[bool]
+    """Seats that missed their turn timer and have not moved since."""
+    turn_seconds: int | None = None
+    turn_started: float = 0.0
+    """When the seat to move got the turn (kept only for games with a timer)."""
     finished: bool = False
 
     @property
@@ -80,6 +95,10 @@ class Meta:
                 "h": self.seed_sha256,
                 "p": self.names,
                 "t": self.tokens,
+                "b": self.bots,
+                "a": self.away,
+                "s": self.turn_seconds,
+                "w": self.turn_started,
                 "f": self.finished,
             },
             separators=(",", ":"),
@@ -88,7 +107,16 @@ class Meta:
     @classmethod
     def decode(cls, raw: bytes) -> Meta:
         d = json.loads(raw)
-        return cls(d["k"], d["n"], d["c"], d["h"], d["p"], d["t"], d["f"])
+        return cls(
+            d["k"], d["n"], d["c"], d["h"], d["p"], d["t"], d["b"], d["a"], d["s"], d["w"], d["f"]
+        )
+
+    def deadline(self, seat: int | None) -> float | None:
+        """When `seat`, to move, runs out of time; None without a timer."""
+        if self.turn_seconds is None or seat is None or self.status != PLAYING:
+            return None
+        limit = min(self.turn_seconds, AWAY_GRACE) if self.away[seat] else self.turn_seconds
+        return self.turn_started + limit
 
 
 def check_game_id(game_id: str) -> None:
@@ -96,6 +124,22 @@ def check_game_id(game_id: str) -> None:
         raise ApiError(
             Code.INVALID_ARGUMENT, Reason.BAD_GAME_ID, "a game id is 16 characters [A-Za-z0-9_-]"
         )
+
+
+@dataclass(slots=True)
+class Chosen:
+    """A move about to be applied, and who chose it."""
+
+    seat: int
+    move: engine.Move
+    automatic: bool = False
+    """Chosen by a bot: the seat's own, or for a seat that ran out of time."""
+    events: list[engine.Event] = field(default_factory=list)
+    """Service events that come before the move's own (a timeout, a reclaimed seat)."""
+
+
+class NothingToDo(Exception):
+    """An automatic turn that is not (or no longer) due."""
 
 
 def engine_error(err: engine.IllegalMove) -> ApiError:
@@ -118,6 +162,9 @@ class GameApp:
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        self.limiter = RateLimiter(store, settings.rate_limit_token, settings.rate_limit_address)
+        self.turn_due = asyncio.Event()
+        """Set when a bot's turn is due now, to wake the turn loop (`service.turns`)."""
 
     # ---- reading and authenticating -----------------------------------------------
 
@@ -178,9 +225,16 @@ class GameApp:
             view.seed = state.seed.hex()
         convert.to_proto(raw["options"], view.options)
         for s, name in enumerate(meta.names):
-            player = view.players.add(seat=s, joined=name is not None)
+            player = view.players.add(seat=s, joined=name is not None, away=meta.away[s])
             if name is not None:
                 player.display_name = name
+            if (strength := meta.bots[s]) is not None:
+                player.bot = types.BotStrength.Value(f"BOT_STRENGTH_{strength.upper()}")
+        if meta.turn_seconds is not None:
+            view.turn_seconds = meta.turn_seconds
+            deadline = meta.deadline(view.to_move if view.HasField("to_move") else None)
+            if deadline is not None:
+                view.turn_deadline.FromNanoseconds(int(deadline * 1e9))
         for row in raw["standings"]:
             view.standings.add(**row)
         for event in raw["last_events"]:
@@ -193,30 +247,51 @@ class GameApp:
     async def create_game(
         self, request: api.CreateGameRequest, _token: str | None
     ) -> api.CreateGameResponse:
-        kind = convert.kind_name(request.kind)
-        if request.bots:
-            raise ApiError(
-                Code.UNIMPLEMENTED, Reason.BOTS_UNAVAILABLE, "built-in bots are not available yet"
-            )
+        kind = convert.kind_name(request.kind) or ""  # no kind: the engine's UNKNOWN_GAME
         seed = engine.new_seed()
         try:
             state = engine.new_game(kind, request.seats, seed, convert.options(request.options))
         except engine.IllegalMove as err:
             raise engine_error(err) from None
+        turn_seconds = request.turn_seconds if request.HasField("turn_seconds") else None
+        shortest = self.settings.min_turn_seconds
+        if turn_seconds is not None and not shortest <= turn_seconds <= MAX_TURN:
+            raise ApiError(
+                Code.INVALID_ARGUMENT,
+                Reason.BAD_TURN_TIMER,
+                f"turn_seconds is {shortest}-{MAX_TURN}",
+            )
+        bots: list[str | None] = [None] * request.seats
+        for seat_bot in request.bots:
+            strength = convert.from_proto(seat_bot)["strength"]
+            if not 0 <= seat_bot.seat < request.seats or bots[seat_bot.seat] is not None:
+                raise ApiError(
+                    Code.INVALID_ARGUMENT,
+                    Reason.BAD_SEAT,
+                    f"bot seats are distinct seats 0-{request.seats - 1}",
+                )
+            bots[seat_bot.seat] = strength
         meta = Meta(
             kind=kind,
             seats=request.seats,
             created=time.time(),
             seed_sha256=engine.seed_commitment(seed),
-            names=[None] * request.seats,
+            names=[f"{b} bot" if b else None for b in bots],
             tokens=[None] * request.seats,
+            bots=bots,
+            away=[False] * request.seats,
+            turn_seconds=turn_seconds,
+            turn_started=time.time(),
         )
         game_id = secrets.token_urlsafe(12)
         record = Record(state.encode(), meta.encode(), 0, 0)
         if not await self.store.create(game_id, record, None, self.settings.waiting_ttl):
             raise ApiError(Code.INTERNAL, Reason.INTERNAL, "game id collision; try again")
-        for lobby in (kind, ALL_KINDS):
-            await self.store.lobby_add(lobby, game_id, meta.created)
+        if meta.status == WAITING:
+            for lobby in (kind, ALL_KINDS):
+                await self.store.lobby_add(lobby, game_id, meta.created)
+        else:  # bots only: the game plays itself
+            await self.after_move(game_id, meta, state)
         METRICS.games_created.labels(kind).inc()
         log.info("game created", extra={"game_id": game_id, "kind": kind, "seats": meta.seats})
         return api.CreateGameResponse(
@@ -255,6 +330,7 @@ class GameApp:
             token = secrets.token_urlsafe(32)
             meta.names[seat] = name
             meta.tokens[seat] = hash_token(token)
+            meta.turn_started = time.time()
             started = meta.status == PLAYING
             entry = json.dumps({"j": seat, "n": name}, separators=(",", ":")).encode()
             result = await self.store.write(
@@ -272,10 +348,11 @@ class GameApp:
             if not result.ok:
                 METRICS.conflicts.labels("join").inc()
                 continue
+            state = engine.decode(record.state)
             if started:
                 for lobby in (meta.kind, ALL_KINDS):
                     await self.store.lobby_remove(lobby, request.game_id)
-            state = engine.decode(record.state)
+                await self.after_move(request.game_id, meta, state)
             return api.JoinGameResponse(
                 seat=seat,
                 player_token=token,
@@ -312,12 +389,42 @@ class GameApp:
                 Code.INVALID_ARGUMENT, Reason.BAD_REQUEST_ID, "a request id is 1-64 visible ASCII"
             )
         expected = request.expected_version if request.HasField("expected_version") else None
-        for attempt in range(MAX_ATTEMPTS):
-            record, meta, done = await self._load(request.game_id, request_id)
-            seat = self._seat(meta, token, required=True)
+
+        def authenticate(meta: Meta) -> int | None:
+            return self._seat(meta, token, required=True)
+
+        async def players_move(
+            meta: Meta, state: engine.GameState, seat: int | None
+        ) -> Chosen | None:
             assert seat is not None
+            try:
+                return Chosen(seat, convert.engine_move(meta.kind, request.move))
+            except convert.BadMessage as err:
+                raise ApiError(
+                    Code.INVALID_ARGUMENT, engine.Reason.MALFORMED_MOVE, str(err)
+                ) from None
+
+        return await self._commit(request.game_id, request_id, expected, authenticate, players_move)
+
+    async def _commit(
+        self,
+        game_id: str,
+        request_id: str | None,
+        expected: int | None,
+        authenticate: Callable[[Meta], int | None],
+        choose: Callable[[Meta, engine.GameState, int | None], Awaitable[Chosen | None]],
+    ) -> api.MakeMoveResponse:
+        """The move path, for players and bots alike: read, choose, apply, compare-and-set.
+
+        `authenticate` gives the seat the answer's view is for; `choose` gives the move for
+        the state just read (None: nothing to do). On a conflict without `expected` the
+        path starts again from a fresh read.
+        """
+        for attempt in range(MAX_ATTEMPTS):
+            record, meta, done = await self._load(game_id, request_id)
+            viewer = authenticate(meta)
             if done is not None:
-                return await self._replayed(request.game_id, meta, record, seat, done)
+                return await self._replayed(game_id, meta, record, viewer, done)
             if expected is not None and expected != record.version:
                 raise ApiError(
                     Code.ABORTED,
@@ -329,40 +436,43 @@ class GameApp:
                 raise ApiError(
                     Code.FAILED_PRECONDITION, Reason.GAME_NOT_STARTED, "seats are still open"
                 )
-            try:
-                move = convert.engine_move(meta.kind, request.move)
-            except convert.BadMessage as err:
-                raise ApiError(
-                    Code.INVALID_ARGUMENT, engine.Reason.MALFORMED_MOVE, str(err)
-                ) from None
             state = engine.decode(record.state)
+            chosen = await choose(meta, state, viewer)
+            if chosen is None:
+                raise NothingToDo
             try:
-                new, events = state.apply(seat, move)
+                new, events = state.apply(chosen.seat, chosen.move)
             except engine.IllegalMove as err:
                 METRICS.illegal_moves.labels(err.reason).inc()
                 raise engine_error(err) from None
+            before = [dict(e) for e in chosen.events]
+            meta_changed = bool(before) or new.is_over() or meta.turn_seconds is not None
+            if not chosen.automatic and meta.away[chosen.seat]:
+                meta.away[chosen.seat] = False
+                before.append({"type": "seat_reclaimed", "seat": chosen.seat})
+                meta_changed = True
+            meta.finished = new.is_over()
+            meta.turn_started = time.time()
+            events = before + events
             version = record.version + 1
-            finished = new.is_over()
-            if finished:
-                meta.finished = True
-            entry = json.dumps({"s": seat, "m": move, "e": events}, separators=(",", ":"))
+            entry: dict[str, Any] = {"s": chosen.seat, "m": chosen.move, "e": events}
+            if chosen.automatic:
+                entry["a"] = 1
             result = await self.store.write(
-                request.game_id,
+                game_id,
                 Write(
                     expected_rev=record.rev,
                     state=new.encode(),
                     version=version,
                     entry_id=(version, 0),
-                    entry=entry.encode(),
-                    meta=meta.encode() if finished else None,
+                    entry=json.dumps(entry, separators=(",", ":")).encode(),
+                    meta=meta.encode() if meta_changed else None,
                     request_id=request_id,
-                    ttl=self.settings.finished_ttl if finished else self.settings.idle_ttl,
+                    ttl=self.settings.finished_ttl if meta.finished else self.settings.idle_ttl,
                 ),
             )
             if result.duplicate_version is not None:
-                return await self._replayed(
-                    request.game_id, meta, record, seat, result.duplicate_version
-                )
+                return await self._replayed(game_id, meta, record, viewer, result.duplicate_version)
             if not result.ok:
                 METRICS.conflicts.labels("move").inc()
                 if expected is not None:
@@ -376,15 +486,70 @@ class GameApp:
             METRICS.moves.labels(meta.kind).inc()
             if attempt:
                 METRICS.retries.observe(attempt)
+            await self.after_move(game_id, meta, new)
             return api.MakeMoveResponse(
                 version=version,
-                view=self._view(request.game_id, meta, version, new, seat),
+                view=self._view(game_id, meta, version, new, viewer),
                 events=[convert.proto_event(meta.kind, e) for e in events],
             )
         raise ApiError(Code.ABORTED, Reason.CONTENTION, "too many moves at once; retry")
 
+    # ---- bots and turn timers -----------------------------------------------------------
+
+    async def after_move(self, game_id: str, meta: Meta, state: engine.GameState) -> None:
+        """Hand the turn to a bot, or set the turn timer, after a move or the start."""
+        seat = state.to_move
+        if meta.status != PLAYING or seat is None:
+            return
+        if meta.bots[seat] is not None:
+            await self.store.schedule(game_id, time.time())
+            self.turn_due.set()
+        elif (deadline := meta.deadline(seat)) is not None:
+            await self.store.schedule(game_id, deadline)
+
+    async def play_automatic_turn(self, game_id: str) -> bool:
+        """Play the turn of a bot seat, or of a seat whose timer ran out; False if none is due.
+
+        Safe to run on several workers at once, and again after a crash: the request id
+        is the version the move is for, so the move is applied once.
+        """
+
+        async def bot_move(
+            meta: Meta, state: engine.GameState, _viewer: int | None
+        ) -> Chosen | None:
+            seat = state.to_move
+            if seat is None or meta.status != PLAYING:
+                return None
+            strength = meta.bots[seat]
+            events: list[engine.Event] = []
+            if strength is None:
+                deadline = meta.deadline(seat)
+                if deadline is None or time.time() < deadline:
+                    return None
+                strength = TIMEOUT_BOT
+                meta.away[seat] = True
+                events.append({"type": "turn_timed_out", "seat": seat})
+            # Bots think in a thread, so that a strong bot's search never stalls the loop.
+            move = await asyncio.to_thread(
+                choose_move, meta.kind, strength, state.view(seat), state.legal_moves()
+            )
+            return Chosen(seat, move, automatic=True, events=events)
+
+        record, _, _ = await self._load(game_id)
+        # No player's request id has a space, so this one is the automatic move's own.
+        request_id = f"auto {record.version + 1}"
+        try:
+            await self._commit(game_id, request_id, record.version, lambda m: None, bot_move)
+        except NothingToDo:
+            return False
+        except ApiError as err:
+            if err.reason != Reason.STALE_VERSION:
+                raise
+            return False  # a player moved first: the next turn is scheduled by that move
+        return True
+
     async def _replayed(
-        self, game_id: str, meta: Meta, record: Record, seat: int, version: int
+        self, game_id: str, meta: Meta, record: Record, seat: int | None, version: int
     ) -> api.MakeMoveResponse:
         """The answer a request id got the first time: the move is never applied twice."""
         METRICS.replayed_requests.inc()
@@ -422,10 +587,15 @@ class GameApp:
         # A replica of the game, advanced by the logged moves: views for every version
         # come from it, without reading the game again.
         state = engine.new_game(current.kind, current.seats, current.seed, current.options)
+        # The metadata as it was at the start, advanced by the log like the state.
+        meta.names = [n if b else None for n, b in zip(meta.names, meta.bots, strict=True)]
+        meta.away = [False] * meta.seats
+        meta.finished = False
         version, after = 0, (0, 0)
-        block = int(self.settings.watch_keepalive * 1000)
+        block = 0  # the first read answers at once with what is there
         while True:
             entries = await self.store.entries(request.game_id, after, block)
+            block = int(self.settings.watch_keepalive * 1000)
             if not entries:
                 if meta.finished:
                     return
@@ -446,6 +616,9 @@ class GameApp:
                     version = entry.id[0]
                     events = data["e"]
                     meta.finished = state.is_over()
+                    for event in events:
+                        if event["type"] in ("turn_timed_out", "seat_reclaimed"):
+                            meta.away[event["seat"]] = event["type"] == "turn_timed_out"
                 if entry.id <= (request.from_version, 0):
                     continue
                 yield api.WatchGameResponse(
@@ -476,6 +649,7 @@ class GameApp:
                 seat=data["s"],
                 move=convert.proto_move(meta.kind, data["m"]),
                 events=[convert.proto_event(meta.kind, e) for e in data["e"]],
+                automatic=bool(data.get("a")),
             )
         return response
 

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from genial import engine
+from genial.bots import arena
 
 from .settings import Settings
 
@@ -41,7 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--game", choices=sorted(engine.GAMES), default="cards")
     p.add_argument("--seats", type=int, default=3, choices=range(2, 5))
     p.add_argument("--seed", type=int, default=None)
-    p = commands.add_parser("serve", help="serve the API (gRPC, and HTTP for metrics)")
+    p = commands.add_parser(
+        "arena", help="play bots against each other; win rates with 95% intervals"
+    )
+    arena.add_arguments(p)
+    p = commands.add_parser("serve", help="serve the API over gRPC and HTTP")
     Settings.add_arguments(p)
     args = parser.parse_args(argv)
     if args.command == "serve":
@@ -49,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         run(Settings.load(args))
         return 0
+    if args.command == "arena":
+        return arena.main(args)
     return demo(args.game, args.seats, args.seed)
 
 

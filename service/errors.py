@@ -8,7 +8,8 @@ import grpc
 
 
 class Code(Enum):
-    """gRPC status codes the API uses, with the HTTP status each maps to."""
+    """gRPC status codes the API uses, with the HTTP status each maps to. A gRPC code
+    appears twice where HTTP tells two cases apart."""
 
     INVALID_ARGUMENT = (grpc.StatusCode.INVALID_ARGUMENT, 400)
     UNAUTHENTICATED = (grpc.StatusCode.UNAUTHENTICATED, 401)
@@ -20,6 +21,9 @@ class Code(Enum):
     UNIMPLEMENTED = (grpc.StatusCode.UNIMPLEMENTED, 501)
     UNAVAILABLE = (grpc.StatusCode.UNAVAILABLE, 503)
     INTERNAL = (grpc.StatusCode.INTERNAL, 500)
+    # Only the HTTP gateway raises these two: gRPC itself refuses what they stand for.
+    REQUEST_TOO_LARGE = (grpc.StatusCode.RESOURCE_EXHAUSTED, 413)
+    METHOD_NOT_ALLOWED = (grpc.StatusCode.UNIMPLEMENTED, 405)
 
     @property
     def grpc(self) -> grpc.StatusCode:
@@ -59,6 +63,8 @@ class Reason:
     BAD_DISPLAY_NAME = "BAD_DISPLAY_NAME"
     BAD_PAGE = "BAD_PAGE"
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
+    NO_ROUTE = "NO_ROUTE"
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
     GAME_NOT_FOUND = "GAME_NOT_FOUND"
     TOKEN_MISSING = "TOKEN_MISSING"
     TOKEN_INVALID = "TOKEN_INVALID"
@@ -67,6 +73,7 @@ class Reason:
     GAME_NOT_STARTED = "GAME_NOT_STARTED"
     GAME_FULL = "GAME_FULL"
     SEAT_TAKEN = "SEAT_TAKEN"
-    BOTS_UNAVAILABLE = "BOTS_UNAVAILABLE"
+    BAD_TURN_TIMER = "BAD_TURN_TIMER"
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
     INTERNAL = "INTERNAL"
+    RATE_LIMITED = "RATE_LIMITED"

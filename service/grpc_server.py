@@ -3,10 +3,9 @@ of the same name; this module only decodes the token and maps errors."""
 
 from __future__ import annotations
 
-import logging
-import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import grpc
 from google.protobuf.message import Message
@@ -14,62 +13,62 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
-from redis.exceptions import RedisError
 
-from genial.v1 import game_service_pb2 as api
-
-from . import convert
 from .app import GameApp
-from .errors import DOMAIN, ApiError, Code, Reason
+from .errors import DOMAIN, ApiError
 from .metrics import METRICS
-
-log = logging.getLogger("genial.grpc")
-
-SERVICE = api.DESCRIPTOR.services_by_name["GameService"]
-SERVICE_NAME = SERVICE.full_name
-
-
-def snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+from .transport import (
+    RETRY_AFTER,
+    SERVICE,
+    SERVICE_NAME,
+    Admit,
+    Handler,
+    StreamHandler,
+    as_api_error,
+    bearer_token,
+    message_class,
+    snake,
+)
 
 
 def bearer(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str | None:
-    """The token of an `authorization: Bearer <token>` header, if any."""
+    """The token of the `authorization` metadata, if any."""
     for key, value in metadata or ():
-        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value[len("Bearer ") :].strip() or None
+        if key == "authorization" and isinstance(value, str):
+            return bearer_token(value)
     return None
 
 
-def as_api_error(exc: BaseException) -> ApiError:
-    """Anything a handler raised, as the error the client gets. Never a stack trace."""
-    if isinstance(exc, ApiError):
-        return exc
-    if isinstance(exc, convert.BadMessage):
-        return ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, str(exc))
-    if isinstance(exc, (RedisError, OSError, TimeoutError)):
-        log.warning("store unavailable: %s", type(exc).__name__)
-        return ApiError(Code.UNAVAILABLE, Reason.STORE_UNAVAILABLE, "storage is unavailable; retry")
-    log.exception("unexpected error")
-    return ApiError(Code.INTERNAL, Reason.INTERNAL, "internal error")
+def peer_address(peer: str) -> str:
+    """The client's address of a gRPC peer string ("ipv4:1.2.3.4:5678", "ipv6:[::1]:5678")."""
+    address = peer.split(":", 1)[-1]
+    return address.rsplit(":", 1)[0].strip("[]") if ":" in address else address
+
+
+class _Status(grpc.Status):  # type: ignore[misc]
+    def __init__(self, code: grpc.StatusCode, details: str, trailing_metadata: Any) -> None:
+        self.code, self.details, self.trailing_metadata = code, details, trailing_metadata
 
 
 def grpc_status(err: ApiError) -> grpc.Status:
     info = error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN, metadata=err.metadata)
     status = status_pb2.Status(code=err.code.grpc.value[0], message=err.message)
     status.details.add().Pack(info)
-    return rpc_status.to_status(status)
+    packed = rpc_status.to_status(status)
+    if RETRY_AFTER not in err.metadata:
+        return packed
+    # A refusal that says when to come back says it the way HTTP does, too.
+    trailing = (*packed.trailing_metadata, ("retry-after", err.metadata[RETRY_AFTER]))
+    return _Status(packed.code, packed.details, trailing)
 
 
-Handler = Callable[[Message, str | None], Awaitable[Message]]
-StreamHandler = Callable[[Message, str | None], AsyncIterator[Message]]
-
-
-def _unary(method: str, call: Handler) -> Callable[..., Awaitable[Message]]:
+def _unary(method: str, call: Handler, admit: Admit) -> Callable[..., Awaitable[Message]]:
     async def handle(request: Message, context: grpc.aio.ServicerContext) -> Message:
         start = time.perf_counter()
         try:
-            return await call(request, bearer(context.invocation_metadata()))
+            token = bearer(context.invocation_metadata())
+            admit(token, peer_address(context.peer()))
+            return await call(request, token)
         except Exception as exc:
             err = as_api_error(exc)
             METRICS.errors.labels("grpc", err.code.name, err.reason).inc()
@@ -81,10 +80,14 @@ def _unary(method: str, call: Handler) -> Callable[..., Awaitable[Message]]:
     return handle
 
 
-def _stream(method: str, call: StreamHandler) -> Callable[..., AsyncIterator[Message]]:
+def _stream(
+    method: str, call: StreamHandler, admit: Admit
+) -> Callable[..., AsyncIterator[Message]]:
     async def handle(request: Message, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
         try:
-            async for response in call(request, bearer(context.invocation_metadata())):
+            token = bearer(context.invocation_metadata())
+            admit(token, peer_address(context.peer()))
+            async for response in call(request, token):
                 yield response
         except Exception as exc:
             err = as_api_error(exc)
@@ -99,24 +102,20 @@ def game_service_handler(app: GameApp) -> grpc.GenericRpcHandler:
     handlers: dict[str, grpc.RpcMethodHandler] = {}
     for method in SERVICE.methods:
         call = getattr(app, snake(method.name))
-        request_class = _message_class(method.input_type.full_name)
+        request_class = message_class(method.input_type)
         kwargs = {
             "request_deserializer": request_class.FromString,
             "response_serializer": lambda m: m.SerializeToString(),
         }
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _stream(method.name, call), **kwargs
+                _stream(method.name, call, app.limiter.admit), **kwargs
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                _unary(method.name, call), **kwargs
+                _unary(method.name, call, app.limiter.admit), **kwargs
             )
     return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
-
-
-def _message_class(full_name: str) -> type[Message]:
-    return getattr(api, full_name.rsplit(".", 1)[1])  # type: ignore[no-any-return]
 
 
 async def start_grpc(

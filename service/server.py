@@ -1,20 +1,26 @@
-"""`genial serve`: one worker process serving the API until SIGTERM."""
+"""`genial serve`: one worker process serving the API until SIGTERM, gRPC and HTTP on two
+ports of one asyncio loop."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
+from collections.abc import Iterator
 
+import uvicorn
 import uvloop
 from grpc_health.v1 import health_pb2
-from prometheus_client import start_http_server
 
 from .app import GameApp
-from .grpc_server import SERVICE_NAME, start_grpc
+from .grpc_server import start_grpc
+from .http import create_app
 from .logs import setup_logging
 from .settings import Settings
 from .store import GameStore, MemoryStore, RedisStore
+from .transport import SERVICE_NAME
+from .turns import run_turns
 
 log = logging.getLogger("genial.server")
 
@@ -28,31 +34,61 @@ def make_store(settings: Settings) -> GameStore:
     return MemoryStore()
 
 
+class HttpServer(uvicorn.Server):
+    """uvicorn without its signal handlers: `serve` handles SIGTERM for both transports."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def start_http(
+    app: GameApp, settings: Settings, closing: asyncio.Event
+) -> tuple[HttpServer, asyncio.Task[None], int]:
+    """Start serving; returns the server, its task and the bound port."""
+    config = uvicorn.Config(
+        create_app(app, settings.max_request_bytes, closing),
+        host=settings.host,
+        port=settings.http_port,
+        lifespan="off",
+        log_config=None,
+        access_log=False,
+        # Annotated int, but any number of seconds works (it is a wait_for timeout).
+        timeout_graceful_shutdown=settings.drain_seconds,  # type: ignore[arg-type]
+    )
+    sock = config.bind_socket()  # bound here, so that port 0 tells its port at once
+    server = HttpServer(config)
+    return server, asyncio.create_task(server.serve([sock])), sock.getsockname()[1]
+
+
 async def serve(settings: Settings) -> None:
     store = make_store(settings)
     app = GameApp(store, settings)
     server, grpc_port, health_servicer = await start_grpc(
         app, settings.host, settings.grpc_port, settings.max_request_bytes
     )
-    metrics_server, _ = start_http_server(settings.http_port, settings.host)
-    log.info(
-        "serving",
-        extra={
-            "grpc_port": grpc_port,
-            "http_port": metrics_server.server_port,
-            "store": store.name,
-        },
-    )
     stop = asyncio.Event()
+    http_server, http_task, http_port = start_http(app, settings, stop)
+    turns = asyncio.create_task(run_turns(app))
+    limits = asyncio.create_task(app.limiter.run())
+    log.info("serving", extra={"grpc_port": grpc_port, "http_port": http_port, "store": store.name})
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    stopping = asyncio.create_task(stop.wait())
+    # A failed HTTP server stops the worker too, rather than leave it half serving.
+    await asyncio.wait((stopping, http_task), return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    turns.cancel()  # a turn in play is finished by another worker when its lease runs out
+    limits.cancel()
     log.info("draining", extra={"seconds": settings.drain_seconds})
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-    await server.stop(settings.drain_seconds)
-    metrics_server.shutdown()
+    # Both stop accepting at once, then finish what they have within drain_seconds; event
+    # streams end at once (`stop` is set), their clients resume elsewhere.
+    stop.set()
+    http_server.should_exit = True
+    await asyncio.gather(server.stop(settings.drain_seconds), http_task)
     await store.close()
     log.info("stopped")
 

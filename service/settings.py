@@ -35,6 +35,16 @@ class Settings:
         default=7 * 24 * 3600, metadata=_doc("seconds a running game is kept without a move")
     )
     finished_ttl: float = field(default=3600, metadata=_doc("seconds a finished game is kept"))
+    turn_lease_seconds: float = field(
+        default=10.0, metadata=_doc("seconds a worker holds a bot's turn before another may")
+    )
+    min_turn_seconds: int = field(default=10, metadata=_doc("shortest turn timer a game may set"))
+    rate_limit_token: int = field(
+        default=600, metadata=_doc("requests per 10 s for one token, over all workers; 0: off")
+    )
+    rate_limit_address: int = field(
+        default=6000, metadata=_doc("requests per 10 s from one address, all workers; 0: off")
+    )
     max_request_bytes: int = field(default=4096, metadata=_doc("largest request accepted"))
     max_page_size: int = field(default=100, metadata=_doc("largest lobby page"))
     watch_keepalive: float = field(

@@ -102,6 +102,30 @@ class GameStore(Protocol):
         """Open game ids of `kind` created after `after`, oldest first. Hints only."""
         ...
 
+    # Turns that will be due (a bot's, or a turn timer's): one schedule shared by all
+    # workers. A worker leases a due game by moving its time forward, so that a game
+    # whose worker died comes due again when the lease runs out.
+
+    async def schedule(self, game_id: str, due: float) -> None:
+        """Make `game_id` due at `due` (a Unix time), replacing what was scheduled."""
+        ...
+
+    async def due(self, now: float, count: int) -> list[tuple[str, float]]:
+        """Up to `count` games due at `now`, with the time each is due."""
+        ...
+
+    async def lease(self, game_id: str, due: float, until: float) -> bool:
+        """Move a game due at `due` to `until`; False if it is not (or no longer) due then."""
+        ...
+
+    async def unschedule(self, game_id: str, due: float) -> bool:
+        """Drop a game still scheduled at `due`."""
+        ...
+
+    async def add_counts(self, deltas: dict[str, int], ttl: float) -> dict[str, int]:
+        """Add to shared counters (created with `ttl` seconds to live); their new totals."""
+        ...
+
     async def ping(self) -> bool: ...
 
     async def close(self) -> None: ...
@@ -126,6 +150,8 @@ class MemoryStore:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._games: dict[str, _MemoryGame] = {}
         self._lobby: dict[str, dict[str, float]] = {}
+        self._schedule: dict[str, float] = {}
+        self._counts: dict[str, tuple[int, float]] = {}
         self._changed = asyncio.Condition()
         self._clock = clock
 
@@ -208,6 +234,34 @@ class MemoryStore:
         )
         return open_games[:count]
 
+    async def schedule(self, game_id: str, due: float) -> None:
+        self._schedule[game_id] = due
+
+    async def due(self, now: float, count: int) -> list[tuple[str, float]]:
+        return sorted(((g, t) for g, t in self._schedule.items() if t <= now), key=lambda x: x[1])[
+            :count
+        ]
+
+    async def lease(self, game_id: str, due: float, until: float) -> bool:
+        if self._schedule.get(game_id) != due:
+            return False
+        self._schedule[game_id] = until
+        return True
+
+    async def unschedule(self, game_id: str, due: float) -> bool:
+        if self._schedule.get(game_id) != due:
+            return False
+        del self._schedule[game_id]
+        return True
+
+    async def add_counts(self, deltas: dict[str, int], ttl: float) -> dict[str, int]:
+        now = self._clock()
+        self._counts = {k: v for k, v in self._counts.items() if v[1] > now}
+        for key, delta in deltas.items():
+            total, expires = self._counts.get(key, (0, now + ttl))
+            self._counts[key] = (total + delta, expires)
+        return {key: self._counts[key][0] for key in deltas}
+
     async def ping(self) -> bool:
         return True
 
@@ -256,6 +310,18 @@ end
 return 1
 """
 
+# KEYS: the schedule. ARGV: game id, the time it must be due at, and its new time ('' drops it).
+_RESCHEDULE = """
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not due or tonumber(due) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
+else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"""
+
+SCHEDULE_KEY = "genial:schedule"
+"""Outside any game's slot: the schedule is its own key, written on its own."""
+
 REQUEST_TTL_MS = 3_600_000
 """How long a request id is remembered for retries."""
 
@@ -291,6 +357,7 @@ class RedisStore:
         self._blocking = blocking
         self._write = client.register_script(_WRITE)
         self._create = client.register_script(_CREATE)
+        self._reschedule = client.register_script(_RESCHEDULE)
 
     @classmethod
     def from_url(cls, url: str, *, cluster: bool = False, timeout: float = 2.0) -> RedisStore:
@@ -385,6 +452,31 @@ class RedisStore:
             f"genial:lobby:{kind}", f"({after}", "+inf", start=0, num=count, withscores=True
         )
         return [(gid.decode(), score) for gid, score in rows]
+
+    async def schedule(self, game_id: str, due: float) -> None:
+        await self._redis.zadd(SCHEDULE_KEY, {game_id: due})
+
+    async def due(self, now: float, count: int) -> list[tuple[str, float]]:
+        rows = await self._redis.zrangebyscore(
+            SCHEDULE_KEY, "-inf", now, start=0, num=count, withscores=True
+        )
+        return [(gid.decode(), score) for gid, score in rows]
+
+    async def lease(self, game_id: str, due: float, until: float) -> bool:
+        return bool(
+            await self._reschedule(keys=[SCHEDULE_KEY], args=[game_id, repr(due), repr(until)])
+        )
+
+    async def unschedule(self, game_id: str, due: float) -> bool:
+        return bool(await self._reschedule(keys=[SCHEDULE_KEY], args=[game_id, repr(due), ""]))
+
+    async def add_counts(self, deltas: dict[str, int], ttl: float) -> dict[str, int]:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key, delta in deltas.items():
+                pipe.incrby(f"genial:count:{key}", delta)
+                pipe.pexpire(f"genial:count:{key}", int(ttl * 1000), nx=True)
+            replies = await pipe.execute()
+        return {key: int(total) for key, total in zip(deltas, replies[::2], strict=True)}
 
     async def ping(self) -> bool:
         try:

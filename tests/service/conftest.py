@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.conftest import free_port, wait_for_port
-from tests.service.clients import ApiClient, GrpcClient
+from tests.service.clients import ApiClient, GrpcClient, RestClient
 
 
 @dataclass
@@ -24,7 +24,17 @@ class Worker:
 
 def start_worker(redis_url: str = "", *extra: str) -> Worker:
     grpc_port, http_port = free_port(), free_port()
-    env = {**os.environ, "GENIAL_REDIS_URL": redis_url, "GENIAL_LOG_LEVEL": "WARNING"}
+    env = {
+        **os.environ,
+        "GENIAL_REDIS_URL": redis_url,
+        "GENIAL_LOG_LEVEL": "WARNING",
+        # Short timers and leases, so that timeouts and crashed workers show within seconds.
+        "GENIAL_MIN_TURN_SECONDS": "1",
+        "GENIAL_TURN_LEASE_SECONDS": "2",
+        # Every test client calls from 127.0.0.1; the limits have a test of their own.
+        "GENIAL_RATE_LIMIT_TOKEN": "0",
+        "GENIAL_RATE_LIMIT_ADDRESS": "0",
+    }
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -73,8 +83,9 @@ def worker(request: pytest.FixtureRequest) -> Worker:
     return request.getfixturevalue(f"{request.param}_worker")  # type: ignore[no-any-return]
 
 
-@pytest.fixture(params=["grpc"])
+@pytest.fixture(params=["grpc", "rest"])
 def client(request: pytest.FixtureRequest, worker: Worker) -> Iterator[ApiClient]:
-    c = GrpcClient(worker.grpc_port)
+    c: ApiClient
+    c = GrpcClient(worker.grpc_port) if request.param == "grpc" else RestClient(worker.http_port)
     yield c
     c.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from dataclasses import dataclass, field
 
 from genial import engine
@@ -45,20 +46,32 @@ def open_table(client: ApiClient, kind: str, seats: int, **options: object) -> T
 
 
 def play_to_the_end(
-    client: ApiClient, table: Table, rnd: random.Random, max_moves: int = 5000
-) -> api.GetGameResponse:
-    """Every seat follows ListLegalMoves until the game is over."""
-    for _ in range(max_moves):
+    client: ApiClient,
+    table: Table,
+    rnd: random.Random,
+    max_moves: int = 5000,
+    only_seats: set[int] | None = None,
+) -> types.GameView:
+    """The seats (all, or `only_seats` while bots play the others) follow ListLegalMoves
+    until the game is over."""
+    deadline = time.monotonic() + 120
+    while max_moves and time.monotonic() < deadline:
         view = client.call("GetGame", api.GetGameRequest(game_id=table.game_id)).view
         if view.status == types.GAME_STATUS_FINISHED:
-            return view
+            return view  # type: ignore[no-any-return]
         seat = view.to_move
+        if only_seats is not None and seat not in only_seats:
+            time.sleep(0.02)  # a bot's turn
+            continue
+        max_moves -= 1
         legal = client.call(
             "ListLegalMoves",
             api.ListLegalMovesRequest(game_id=table.game_id),
             table.tokens[seat],
         )
-        assert legal.moves, "the seat to move has a legal move"
+        if not legal.moves:
+            continue  # a bot or a timer moved in between
+
         move = rnd.choice(legal.moves)
         made = client.call(
             "MakeMove",

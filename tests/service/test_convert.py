@@ -55,6 +55,8 @@ RARE_EVENTS: dict[str, list[dict[str, Any]]] = {
 SERVICE_EVENTS: list[dict[str, Any]] = [
     {"type": "player_joined", "seat": 2, "display_name": "Ada"},
     {"type": "game_started"},
+    {"type": "turn_timed_out", "seat": 1},
+    {"type": "seat_reclaimed", "seat": 1},
 ]
 
 
@@ -279,8 +281,8 @@ def test_engine_data_of_the_wrong_shape_is_refused(
 
 
 def test_none_leaves_an_optional_field_unset() -> None:
-    player = to_proto({"seat": 1, "display_name": "", "joined": True, "bot": None}, Player())
+    player = to_proto({"seat": 1, "display_name": "", "joined": True, "bot": None, "away": False}, Player())
     assert not player.HasField("bot")
-    assert from_proto(player) == {"seat": 1, "display_name": "", "joined": True, "bot": None}
+    assert from_proto(player) == {"seat": 1, "display_name": "", "joined": True, "bot": None, "away": False}
     player = to_proto({"bot": "greedy"}, Player())
     assert player.bot == types_pb2.BOT_STRENGTH_GREEDY

@@ -26,7 +26,7 @@ from genial.v1 import types_pb2 as genial_dot_v1_dot_types__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cgenial/v1/game_service.proto\x12\tgenial.v1\x1a\x15genial/v1/types.proto\x1a\x1cgoogle/api/annotations.proto\"\x90\x01\n\x11\x43reateGameRequest\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\x05\x12\'\n\x07options\x18\x03 \x01(\x0b\x32\x16.genial.v1.GameOptions\x12 \n\x04\x62ots\x18\x04 \x03(\x0b\x32\x12.genial.v1.SeatBot\"A\n\x07SeatBot\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12(\n\x08strength\x18\x02 \x01(\x0e\x32\x16.genial.v1.BotStrength\"]\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.genial.v1.GameView\x12\x13\n\x0bseed_sha256\x18\x03 \x01(\t\"T\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"Y\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\x12!\n\x04view\x18\x03 \x01(\x0b\x32\x13.genial.v1.GameView\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"4\n\x0fGetGameResponse\x12!\n\x04view\x18\x01 \x01(\x0b\x32\x13.genial.v1.GameView\"(\n\x15ListLegalMovesRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"I\n\x16ListLegalMovesResponse\x12\x1e\n\x05moves\x18\x01 \x03(\x0b\x32\x0f.genial.v1.Move\x12\x0f\n\x07version\x18\x02 \x01(\x03\"\x89\x01\n\x0fMakeMoveRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1d\n\x04move\x18\x02 \x01(\x0b\x32\x0f.genial.v1.Move\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"h\n\x10MakeMoveResponse\x12!\n\x04view\x18\x01 \x01(\x0b\x32\x13.genial.v1.GameView\x12 \n\x06\x65vents\x18\x02 \x03(\x0b\x32\x10.genial.v1.Event\x12\x0f\n\x07version\x18\x03 \x01(\x03\"9\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"i\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12 \n\x06\x65vents\x18\x02 \x03(\x0b\x32\x10.genial.v1.Event\x12!\n\x04view\x18\x03 \x01(\x0b\x32\x13.genial.v1.GameView\"$\n\x11GetHistoryRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\xbc\x01\n\x12GetHistoryResponse\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\x05\x12\'\n\x07options\x18\x03 \x01(\x0b\x32\x16.genial.v1.GameOptions\x12\x13\n\x0bseed_sha256\x18\x04 \x01(\t\x12\x0c\n\x04seed\x18\x05 \x01(\t\x12(\n\x07\x65ntries\x18\x06 \x03(\x0b\x32\x17.genial.v1.HistoryEntry\"n\n\x0cHistoryEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x1d\n\x04move\x18\x03 \x01(\x0b\x32\x0f.genial.v1.Move\x12 \n\x06\x65vents\x18\x04 \x03(\x0b\x32\x10.genial.v1.Event\"\\\n\x10ListGamesRequest\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"S\n\x11ListGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x16.genial.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xdc\x06\n\x0bGameService\x12_\n\nCreateGame\x12\x1c.genial.v1.CreateGameRequest\x1a\x1d.genial.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12i\n\x08JoinGame\x12\x1a.genial.v1.JoinGameRequest\x1a\x1b.genial.v1.JoinGameResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/seats:\x01*\x12]\n\x07GetGame\x12\x19.genial.v1.GetGameRequest\x1a\x1a.genial.v1.GetGameResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/games/{game_id}\x12~\n\x0eListLegalMoves\x12 .genial.v1.ListLegalMovesRequest\x1a!.genial.v1.ListLegalMovesResponse\"\'\x82\xd3\xe4\x93\x02!\x12\x1f/v1/games/{game_id}/legal-moves\x12i\n\x08MakeMove\x12\x1a.genial.v1.MakeMoveRequest\x1a\x1b.genial.v1.MakeMoveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/moves:\x01*\x12l\n\tWatchGame\x12\x1b.genial.v1.WatchGameRequest\x1a\x1c.genial.v1.WatchGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/games/{game_id}/events0\x01\x12n\n\nGetHistory\x12\x1c.genial.v1.GetHistoryRequest\x1a\x1d.genial.v1.GetHistoryResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/games/{game_id}/history\x12Y\n\tListGames\x12\x1b.genial.v1.ListGamesRequest\x1a\x1c.genial.v1.ListGamesResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/gamesb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cgenial/v1/game_service.proto\x12\tgenial.v1\x1a\x15genial/v1/types.proto\x1a\x1cgoogle/api/annotations.proto\"\xbc\x01\n\x11\x43reateGameRequest\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\x05\x12\'\n\x07options\x18\x03 \x01(\x0b\x32\x16.genial.v1.GameOptions\x12 \n\x04\x62ots\x18\x04 \x03(\x0b\x32\x12.genial.v1.SeatBot\x12\x19\n\x0cturn_seconds\x18\x05 \x01(\x05H\x00\x88\x01\x01\x42\x0f\n\r_turn_seconds\"A\n\x07SeatBot\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12(\n\x08strength\x18\x02 \x01(\x0e\x32\x16.genial.v1.BotStrength\"]\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.genial.v1.GameView\x12\x13\n\x0bseed_sha256\x18\x03 \x01(\t\"T\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"Y\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\x12!\n\x04view\x18\x03 \x01(\x0b\x32\x13.genial.v1.GameView\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"4\n\x0fGetGameResponse\x12!\n\x04view\x18\x01 \x01(\x0b\x32\x13.genial.v1.GameView\"(\n\x15ListLegalMovesRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"I\n\x16ListLegalMovesResponse\x12\x1e\n\x05moves\x18\x01 \x03(\x0b\x32\x0f.genial.v1.Move\x12\x0f\n\x07version\x18\x02 \x01(\x03\"\x89\x01\n\x0fMakeMoveRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1d\n\x04move\x18\x02 \x01(\x0b\x32\x0f.genial.v1.Move\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"h\n\x10MakeMoveResponse\x12!\n\x04view\x18\x01 \x01(\x0b\x32\x13.genial.v1.GameView\x12 \n\x06\x65vents\x18\x02 \x03(\x0b\x32\x10.genial.v1.Event\x12\x0f\n\x07version\x18\x03 \x01(\x03\"9\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"i\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12 \n\x06\x65vents\x18\x02 \x03(\x0b\x32\x10.genial.v1.Event\x12!\n\x04view\x18\x03 \x01(\x0b\x32\x13.genial.v1.GameView\"$\n\x11GetHistoryRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\xbc\x01\n\x12GetHistoryResponse\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\x05\x12\'\n\x07options\x18\x03 \x01(\x0b\x32\x16.genial.v1.GameOptions\x12\x13\n\x0bseed_sha256\x18\x04 \x01(\t\x12\x0c\n\x04seed\x18\x05 \x01(\t\x12(\n\x07\x65ntries\x18\x06 \x03(\x0b\x32\x17.genial.v1.HistoryEntry\"\x81\x01\n\x0cHistoryEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x1d\n\x04move\x18\x03 \x01(\x0b\x32\x0f.genial.v1.Move\x12 \n\x06\x65vents\x18\x04 \x03(\x0b\x32\x10.genial.v1.Event\x12\x11\n\tautomatic\x18\x05 \x01(\x08\"\\\n\x10ListGamesRequest\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"S\n\x11ListGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x16.genial.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xdc\x06\n\x0bGameService\x12_\n\nCreateGame\x12\x1c.genial.v1.CreateGameRequest\x1a\x1d.genial.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12i\n\x08JoinGame\x12\x1a.genial.v1.JoinGameRequest\x1a\x1b.genial.v1.JoinGameResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/seats:\x01*\x12]\n\x07GetGame\x12\x19.genial.v1.GetGameRequest\x1a\x1a.genial.v1.GetGameResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/games/{game_id}\x12~\n\x0eListLegalMoves\x12 .genial.v1.ListLegalMovesRequest\x1a!.genial.v1.ListLegalMovesResponse\"\'\x82\xd3\xe4\x93\x02!\x12\x1f/v1/games/{game_id}/legal-moves\x12i\n\x08MakeMove\x12\x1a.genial.v1.MakeMoveRequest\x1a\x1b.genial.v1.MakeMoveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/moves:\x01*\x12l\n\tWatchGame\x12\x1b.genial.v1.WatchGameRequest\x1a\x1c.genial.v1.WatchGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/games/{game_id}/events0\x01\x12n\n\nGetHistory\x12\x1c.genial.v1.GetHistoryRequest\x1a\x1d.genial.v1.GetHistoryResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/games/{game_id}/history\x12Y\n\tListGames\x12\x1b.genial.v1.ListGamesRequest\x1a\x1c.genial.v1.ListGamesResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/gamesb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -50,41 +50,41 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMESERVICE'].methods_by_name['ListGames']._loaded_options = None
   _globals['_GAMESERVICE'].methods_by_name['ListGames']._serialized_options = b'\202\323\344\223\002\013\022\t/v1/games'
   _globals['_CREATEGAMEREQUEST']._serialized_start=97
-  _globals['_CREATEGAMEREQUEST']._serialized_end=241
-  _globals['_SEATBOT']._serialized_start=243
-  _globals['_SEATBOT']._serialized_end=308
-  _globals['_CREATEGAMERESPONSE']._serialized_start=310
-  _globals['_CREATEGAMERESPONSE']._serialized_end=403
-  _globals['_JOINGAMEREQUEST']._serialized_start=405
-  _globals['_JOINGAMEREQUEST']._serialized_end=489
-  _globals['_JOINGAMERESPONSE']._serialized_start=491
-  _globals['_JOINGAMERESPONSE']._serialized_end=580
-  _globals['_GETGAMEREQUEST']._serialized_start=582
-  _globals['_GETGAMEREQUEST']._serialized_end=615
-  _globals['_GETGAMERESPONSE']._serialized_start=617
-  _globals['_GETGAMERESPONSE']._serialized_end=669
-  _globals['_LISTLEGALMOVESREQUEST']._serialized_start=671
-  _globals['_LISTLEGALMOVESREQUEST']._serialized_end=711
-  _globals['_LISTLEGALMOVESRESPONSE']._serialized_start=713
-  _globals['_LISTLEGALMOVESRESPONSE']._serialized_end=786
-  _globals['_MAKEMOVEREQUEST']._serialized_start=789
-  _globals['_MAKEMOVEREQUEST']._serialized_end=926
-  _globals['_MAKEMOVERESPONSE']._serialized_start=928
-  _globals['_MAKEMOVERESPONSE']._serialized_end=1032
-  _globals['_WATCHGAMEREQUEST']._serialized_start=1034
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1091
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1093
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1198
-  _globals['_GETHISTORYREQUEST']._serialized_start=1200
-  _globals['_GETHISTORYREQUEST']._serialized_end=1236
-  _globals['_GETHISTORYRESPONSE']._serialized_start=1239
-  _globals['_GETHISTORYRESPONSE']._serialized_end=1427
-  _globals['_HISTORYENTRY']._serialized_start=1429
-  _globals['_HISTORYENTRY']._serialized_end=1539
-  _globals['_LISTGAMESREQUEST']._serialized_start=1541
-  _globals['_LISTGAMESREQUEST']._serialized_end=1633
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1635
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1718
-  _globals['_GAMESERVICE']._serialized_start=1721
-  _globals['_GAMESERVICE']._serialized_end=2581
+  _globals['_CREATEGAMEREQUEST']._serialized_end=285
+  _globals['_SEATBOT']._serialized_start=287
+  _globals['_SEATBOT']._serialized_end=352
+  _globals['_CREATEGAMERESPONSE']._serialized_start=354
+  _globals['_CREATEGAMERESPONSE']._serialized_end=447
+  _globals['_JOINGAMEREQUEST']._serialized_start=449
+  _globals['_JOINGAMEREQUEST']._serialized_end=533
+  _globals['_JOINGAMERESPONSE']._serialized_start=535
+  _globals['_JOINGAMERESPONSE']._serialized_end=624
+  _globals['_GETGAMEREQUEST']._serialized_start=626
+  _globals['_GETGAMEREQUEST']._serialized_end=659
+  _globals['_GETGAMERESPONSE']._serialized_start=661
+  _globals['_GETGAMERESPONSE']._serialized_end=713
+  _globals['_LISTLEGALMOVESREQUEST']._serialized_start=715
+  _globals['_LISTLEGALMOVESREQUEST']._serialized_end=755
+  _globals['_LISTLEGALMOVESRESPONSE']._serialized_start=757
+  _globals['_LISTLEGALMOVESRESPONSE']._serialized_end=830
+  _globals['_MAKEMOVEREQUEST']._serialized_start=833
+  _globals['_MAKEMOVEREQUEST']._serialized_end=970
+  _globals['_MAKEMOVERESPONSE']._serialized_start=972
+  _globals['_MAKEMOVERESPONSE']._serialized_end=1076
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1078
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1135
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1137
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1242
+  _globals['_GETHISTORYREQUEST']._serialized_start=1244
+  _globals['_GETHISTORYREQUEST']._serialized_end=1280
+  _globals['_GETHISTORYRESPONSE']._serialized_start=1283
+  _globals['_GETHISTORYRESPONSE']._serialized_end=1471
+  _globals['_HISTORYENTRY']._serialized_start=1474
+  _globals['_HISTORYENTRY']._serialized_end=1603
+  _globals['_LISTGAMESREQUEST']._serialized_start=1605
+  _globals['_LISTGAMESREQUEST']._serialized_end=1697
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1699
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1782
+  _globals['_GAMESERVICE']._serialized_start=1785
+  _globals['_GAMESERVICE']._serialized_end=2645
 # @@protoc_insertion_point(module_scope)

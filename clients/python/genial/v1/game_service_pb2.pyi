@@ -9,16 +9,18 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("kind", "seats", "options", "bots")
+    __slots__ = ("kind", "seats", "options", "bots", "turn_seconds")
     KIND_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
+    TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     kind: _types_pb2.GameKind
     seats: int
     options: _types_pb2.GameOptions
     bots: _containers.RepeatedCompositeFieldContainer[SeatBot]
-    def __init__(self, kind: _Optional[_Union[_types_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., options: _Optional[_Union[_types_pb2.GameOptions, _Mapping]] = ..., bots: _Optional[_Iterable[_Union[SeatBot, _Mapping]]] = ...) -> None: ...
+    turn_seconds: int
+    def __init__(self, kind: _Optional[_Union[_types_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., options: _Optional[_Union[_types_pb2.GameOptions, _Mapping]] = ..., bots: _Optional[_Iterable[_Union[SeatBot, _Mapping]]] = ..., turn_seconds: _Optional[int] = ...) -> None: ...
 
 class SeatBot(_message.Message):
     __slots__ = ("seat", "strength")
@@ -147,16 +149,18 @@ class GetHistoryResponse(_message.Message):
     def __init__(self, kind: _Optional[_Union[_types_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., options: _Optional[_Union[_types_pb2.GameOptions, _Mapping]] = ..., seed_sha256: _Optional[str] = ..., seed: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ...) -> None: ...
 
 class HistoryEntry(_message.Message):
-    __slots__ = ("version", "seat", "move", "events")
+    __slots__ = ("version", "seat", "move", "events", "automatic")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    AUTOMATIC_FIELD_NUMBER: _ClassVar[int]
     version: int
     seat: int
     move: _types_pb2.Move
     events: _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]
-    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[_types_pb2.Move, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_types_pb2.Event, _Mapping]]] = ...) -> None: ...
+    automatic: bool
+    def __init__(self, version: _Optional[int] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[_types_pb2.Move, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_types_pb2.Event, _Mapping]]] = ..., automatic: _Optional[bool] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
     __slots__ = ("kind", "page_size", "page_token")

@@ -59,16 +59,18 @@ class GameOptions(_message.Message):
     def __init__(self, rounds: _Optional[int] = ..., variant_e: _Optional[bool] = ..., sections: _Optional[_Iterable[int]] = ..., line_length: _Optional[int] = ...) -> None: ...
 
 class Player(_message.Message):
-    __slots__ = ("seat", "display_name", "joined", "bot")
+    __slots__ = ("seat", "display_name", "joined", "bot", "away")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     JOINED_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
+    AWAY_FIELD_NUMBER: _ClassVar[int]
     seat: int
     display_name: str
     joined: bool
     bot: BotStrength
-    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., joined: _Optional[bool] = ..., bot: _Optional[_Union[BotStrength, str]] = ...) -> None: ...
+    away: bool
+    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., joined: _Optional[bool] = ..., bot: _Optional[_Union[BotStrength, str]] = ..., away: _Optional[bool] = ...) -> None: ...
 
 class Standing(_message.Message):
     __slots__ = ("seat", "rank", "points")
@@ -139,7 +141,7 @@ class Move(_message.Message):
     def __init__(self, cards: _Optional[_Union[_cards_pb2.CardsMove, _Mapping]] = ..., dice: _Optional[_Union[_dice_pb2.DiceMove, _Mapping]] = ..., tiles: _Optional[_Union[_tiles_pb2.TilesMove, _Mapping]] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("cards", "dice", "tiles", "round_over", "game_over", "player_joined", "game_started")
+    __slots__ = ("cards", "dice", "tiles", "round_over", "game_over", "player_joined", "game_started", "turn_timed_out", "seat_reclaimed")
     CARDS_FIELD_NUMBER: _ClassVar[int]
     DICE_FIELD_NUMBER: _ClassVar[int]
     TILES_FIELD_NUMBER: _ClassVar[int]
@@ -147,6 +149,8 @@ class Event(_message.Message):
     GAME_OVER_FIELD_NUMBER: _ClassVar[int]
     PLAYER_JOINED_FIELD_NUMBER: _ClassVar[int]
     GAME_STARTED_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_RECLAIMED_FIELD_NUMBER: _ClassVar[int]
     cards: _cards_pb2.CardsEvent
     dice: _dice_pb2.DiceEvent
     tiles: _tiles_pb2.TilesEvent
@@ -154,10 +158,24 @@ class Event(_message.Message):
     game_over: GameOver
     player_joined: PlayerJoined
     game_started: GameStarted
-    def __init__(self, cards: _Optional[_Union[_cards_pb2.CardsEvent, _Mapping]] = ..., dice: _Optional[_Union[_dice_pb2.DiceEvent, _Mapping]] = ..., tiles: _Optional[_Union[_tiles_pb2.TilesEvent, _Mapping]] = ..., round_over: _Optional[_Union[RoundOver, _Mapping]] = ..., game_over: _Optional[_Union[GameOver, _Mapping]] = ..., player_joined: _Optional[_Union[PlayerJoined, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ...) -> None: ...
+    turn_timed_out: TurnTimedOut
+    seat_reclaimed: SeatReclaimed
+    def __init__(self, cards: _Optional[_Union[_cards_pb2.CardsEvent, _Mapping]] = ..., dice: _Optional[_Union[_dice_pb2.DiceEvent, _Mapping]] = ..., tiles: _Optional[_Union[_tiles_pb2.TilesEvent, _Mapping]] = ..., round_over: _Optional[_Union[RoundOver, _Mapping]] = ..., game_over: _Optional[_Union[GameOver, _Mapping]] = ..., player_joined: _Optional[_Union[PlayerJoined, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ..., seat_reclaimed: _Optional[_Union[SeatReclaimed, _Mapping]] = ...) -> None: ...
+
+class TurnTimedOut(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class SeatReclaimed(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
 
 class GameView(_message.Message):
-    __slots__ = ("game_id", "kind", "version", "status", "to_move", "viewer", "seats", "players", "seed_sha256", "seed", "options", "round", "first_seat", "points", "standings", "last_events", "cards", "dice", "tiles")
+    __slots__ = ("game_id", "kind", "version", "status", "to_move", "viewer", "seats", "players", "seed_sha256", "seed", "options", "round", "first_seat", "points", "standings", "last_events", "cards", "dice", "tiles", "turn_seconds", "turn_deadline")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -177,6 +195,8 @@ class GameView(_message.Message):
     CARDS_FIELD_NUMBER: _ClassVar[int]
     DICE_FIELD_NUMBER: _ClassVar[int]
     TILES_FIELD_NUMBER: _ClassVar[int]
+    TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    TURN_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     kind: GameKind
     version: int
@@ -196,4 +216,6 @@ class GameView(_message.Message):
     cards: _cards_pb2.CardsView
     dice: _dice_pb2.DiceView
     tiles: _tiles_pb2.TilesView
-    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[_Union[GameKind, str]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., to_move: _Optional[int] = ..., viewer: _Optional[int] = ..., seats: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., seed_sha256: _Optional[str] = ..., seed: _Optional[str] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., round: _Optional[int] = ..., first_seat: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., last_events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., cards: _Optional[_Union[_cards_pb2.CardsView, _Mapping]] = ..., dice: _Optional[_Union[_dice_pb2.DiceView, _Mapping]] = ..., tiles: _Optional[_Union[_tiles_pb2.TilesView, _Mapping]] = ...) -> None: ...
+    turn_seconds: int
+    turn_deadline: _timestamp_pb2.Timestamp
+    def __init__(self, game_id: _Optional[str] = ..., kind: _Optional[_Union[GameKind, str]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., to_move: _Optional[int] = ..., viewer: _Optional[int] = ..., seats: _Optional[int] = ..., players: _Optional[_Iterable[_Union[Player, _Mapping]]] = ..., seed_sha256: _Optional[str] = ..., seed: _Optional[str] = ..., options: _Optional[_Union[GameOptions, _Mapping]] = ..., round: _Optional[int] = ..., first_seat: _Optional[int] = ..., points: _Optional[_Iterable[int]] = ..., standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ..., last_events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., cards: _Optional[_Union[_cards_pb2.CardsView, _Mapping]] = ..., dice: _Optional[_Union[_dice_pb2.DiceView, _Mapping]] = ..., tiles: _Optional[_Union[_tiles_pb2.TilesView, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,45 @@
+"""Rate limits per token and per address, on both transports."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from genial.v1 import game_service_pb2 as api
+from tests.service.clients import CallError, GrpcClient
+from tests.service.conftest import Worker, start_worker, stop_worker
+from tests.service.scenarios import open_table
+
+
+@pytest.fixture(scope="module")
+def limited_worker() -> Iterator[Worker]:
+    worker = start_worker("", "--rate-limit-token", "30", "--rate-limit-address", "120")
+    yield worker
+    stop_worker(worker)
+
+
+def test_a_token_over_its_limit_is_told_when_to_retry(limited_worker: Worker) -> None:
+    client = GrpcClient(limited_worker.grpc_port)
+    table = open_table(client, "dice", 2)
+    refused: list[CallError] = []
+    for _ in range(60):
+        try:
+            client.call("GetGame", api.GetGameRequest(game_id=table.game_id), table.tokens[0])
+        except CallError as err:
+            refused.append(err)
+        time.sleep(0.005)
+    assert refused, "the 30-per-window limit refused some of 60 calls"
+    assert {(e.code, e.reason) for e in refused} == {("RESOURCE_EXHAUSTED", "RATE_LIMITED")}
+    assert 1 <= int(refused[0].metadata["retry_after"]) <= 10
+    # Over HTTP the same refusal is a 429 with Retry-After.
+    url = f"http://127.0.0.1:{limited_worker.http_port}/v1/games/{table.game_id}"
+    answer = httpx.get(url, headers={"authorization": f"Bearer {table.tokens[0]}"})
+    assert answer.status_code == 429
+    assert 1 <= int(answer.headers["retry-after"]) <= 10
+    assert answer.json()["error"]["reason"] == "RATE_LIMITED"
+    # Another token of the same game is counted on its own (within the address's limit).
+    client.call("GetGame", api.GetGameRequest(game_id=table.game_id), table.tokens[1])
+    client.close()

@@ -281,8 +281,16 @@ def test_engine_data_of_the_wrong_shape_is_refused(
 
 
 def test_none_leaves_an_optional_field_unset() -> None:
-    player = to_proto({"seat": 1, "display_name": "", "joined": True, "bot": None, "away": False}, Player())
+    player = to_proto(
+        {"seat": 1, "display_name": "", "joined": True, "bot": None, "away": False}, Player()
+    )
     assert not player.HasField("bot")
-    assert from_proto(player) == {"seat": 1, "display_name": "", "joined": True, "bot": None, "away": False}
+    assert from_proto(player) == {
+        "seat": 1,
+        "display_name": "",
+        "joined": True,
+        "bot": None,
+        "away": False,
+    }
     player = to_proto({"bot": "greedy"}, Player())
     assert player.bot == types_pb2.BOT_STRENGTH_GREEDY

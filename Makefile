@@ -79,7 +79,7 @@ unit: install redis sandbox
 test: lint typecheck proto-check unit
 
 run: install
-	$(BIN)/genial demo
+	$(BIN)/genial serve
 
 bench-engine: install
 	$(PY) loadtest/bench_engine.py

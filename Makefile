@@ -12,7 +12,7 @@ DEV := build/dev
 
 BUF := node_modules/.bin/buf
 
-.PHONY: run test lint typecheck unit install redis bench-engine demo clean \
+.PHONY: run test lint typecheck unit install redis bench-engine demo clean loadtest bench \
 	generate proto-lint proto-breaking proto-check sandbox
 
 $(PY):
@@ -83,6 +83,18 @@ run: install
 
 bench-engine: install
 	$(PY) loadtest/bench_engine.py
+
+# Load tests and the service benchmark (docs/performance.md). Locust, gevent and py-spy
+# come with the `load` extra, installed on first use. Options go in LOAD_ARGS / BENCH_ARGS.
+$(VENV)/.load: pyproject.toml | $(VENV)/.deps
+	$(PY) -m pip install -q '.[load]'
+	touch $@
+
+loadtest: install redis $(VENV)/.load
+	$(PY) -m loadtest.run_locust $(LOAD_ARGS)
+
+bench: install redis $(VENV)/.load
+	$(PY) -m loadtest.bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis

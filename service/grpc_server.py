@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
+from google.protobuf import empty_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -118,6 +119,25 @@ def game_service_handler(app: GameApp) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
 
+BENCH_SERVICE = "genial.bench.v1.Bench"
+
+
+def bench_handler(admit: Admit) -> grpc.GenericRpcHandler:
+    """`genial.bench.v1.Bench/Empty`: an RPC that does nothing, through the same wrapper as
+    every RPC, so that the benchmark (`loadtest/bench.py`) measures this server's cost of a
+    call. Served only with `bench_endpoints`; not part of the API."""
+
+    async def empty(_request: Message, _token: str | None) -> Message:
+        return empty_pb2.Empty()
+
+    method = grpc.unary_unary_rpc_method_handler(
+        _unary("Empty", empty, admit),
+        request_deserializer=empty_pb2.Empty.FromString,
+        response_serializer=lambda m: m.SerializeToString(),
+    )
+    return grpc.method_handlers_generic_handler(BENCH_SERVICE, {"Empty": method})
+
+
 async def start_grpc(
     app: GameApp, host: str, port: int, max_request_bytes: int
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
@@ -130,6 +150,8 @@ async def start_grpc(
         ]
     )
     server.add_generic_rpc_handlers((game_service_handler(app),))
+    if app.settings.bench_endpoints:
+        server.add_generic_rpc_handlers((bench_handler(app.limiter.admit),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

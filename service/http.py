@@ -18,7 +18,7 @@ from urllib.parse import quote, unquote
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
-from litestar import Litestar, Request, Response, get
+from litestar import Litestar, Request, Response, get, post
 from litestar.enums import HttpMethod, ScopeType
 from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
 from litestar.handlers import HTTPRouteHandler
@@ -83,6 +83,8 @@ def create_app(app: GameApp, max_request_bytes: int, closing: asyncio.Event) -> 
         return _error(ApiError(Code.UNAVAILABLE, Reason.STORE_UNAVAILABLE, "no store"))
 
     handlers: list[HTTPRouteHandler] = [openapi_json, docs, healthz, readyz, metrics]
+    if app.settings.bench_endpoints:
+        handlers.append(bench_empty)
     for route in ROUTES:
         call = getattr(app, snake(route.method.name))
         if route.method.server_streaming:
@@ -118,6 +120,19 @@ async def healthz() -> Response[bytes]:
 @get("/metrics")
 async def metrics() -> Response[bytes]:
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+@post("/bench/empty", status_code=200)
+async def bench_empty(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """A route that does nothing but what every API route does around its call (read the
+    body, answer JSON, time it), for the benchmark (`loadtest/bench.py`). Served only with
+    `bench_endpoints`; not part of the API."""
+    start = time.perf_counter()
+    try:
+        await request.body()
+        return Response(b"{}", media_type=JSON)
+    finally:
+        METRICS.latency.labels("http", "Empty").observe(time.perf_counter() - start)
 
 
 # ---- the API ------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ import logging
 import sys
 import time
 
-_STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+# uvicorn adds "color_message", a copy of the message with terminal colours.
+_STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message"}
 
 
 class JsonFormatter(logging.Formatter):

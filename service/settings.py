@@ -53,6 +53,10 @@ class Settings:
     drain_seconds: float = field(
         default=10.0, metadata=_doc("seconds to finish requests on SIGTERM")
     )
+    bench_endpoints: bool = field(
+        default=False,
+        metadata=_doc("serve empty calls for the benchmark (Bench/Empty, POST /bench/empty)"),
+    )
     log_level: str = field(default="INFO", metadata=_doc("DEBUG, INFO, WARNING or ERROR"))
     log_json: bool = field(default=True, metadata=_doc("structured (JSON) log lines"))
 

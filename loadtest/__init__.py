@@ -1,0 +1,1 @@
+"""Load tests (Locust) and the service benchmark; see docs/performance.md."""

@@ -3,13 +3,11 @@ clock, uses the global random generator or asyncio."""
 
 from __future__ import annotations
 
-import ast
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parents[2] / "engine"
+from tests.purity import impure_imports, top_level_imports
 
 CHECK = """
 import sys
@@ -18,25 +16,6 @@ import genial.engine
 loaded = {name.split(".")[0] for name in set(sys.modules) - before}
 print(__import__("json").dumps(sorted(loaded)))
 """
-
-FORBIDDEN = {
-    "asyncio",
-    "random",
-    "socket",
-    "time",
-    "datetime",
-    "threading",
-    "subprocess",
-    "os",
-    "io",
-    "pathlib",
-    "shutil",
-    "tempfile",
-    "logging",
-    "sys",
-    "urllib",
-    "http",
-}
 
 
 def test_importing_the_engine_loads_only_the_standard_library() -> None:
@@ -51,16 +30,6 @@ def test_importing_the_engine_loads_only_the_standard_library() -> None:
 
 def test_engine_modules_import_no_clock_io_or_global_random() -> None:
     """`secrets` (for new seeds) loads `random` itself; the engine never imports it."""
-    imported: dict[str, set[str]] = {}
-    for path in sorted(ENGINE.glob("*.py")):
-        names = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                names |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names.add(node.module.split(".")[0])
-        imported[path.name] = names
+    imported = top_level_imports("engine")
     assert "core.py" in imported
-    assert {name: names & FORBIDDEN for name, names in imported.items()} == {
-        name: set() for name in imported
-    }
+    assert impure_imports(imported) == {name: set() for name in imported}

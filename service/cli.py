@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from genial import engine
 from genial.bots import arena
 
+from . import play
 from .settings import Settings
 
 
@@ -48,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arena.add_arguments(p)
     p = commands.add_parser("serve", help="serve the API over gRPC and HTTP")
     Settings.add_arguments(p)
+    p = commands.add_parser("play", help="play a game in the terminal, against bots or people")
+    play.add_arguments(p)
     args = parser.parse_args(argv)
     if args.command == "serve":
         from .server import run  # noqa: PLC0415  (grpc and redis load only when serving)
@@ -56,6 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "arena":
         return arena.main(args)
+    if args.command == "play":
+        return play.run(args)
     return demo(args.game, args.seats, args.seed)
 
 

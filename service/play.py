@@ -28,7 +28,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, RichLog, Static
 
-from genial.client import DEFAULT_TARGET, GenialClient, GenialError, Kind, Seat, Strength
+from genial.client import (
+    DEFAULT_TARGET,
+    GenialClient,
+    GenialError,
+    Kind,
+    Seat,
+    Strength,
+    kind_name,
+)
 from genial.v1 import cards_pb2, dice_pb2, tiles_pb2
 from genial.v1 import types_pb2 as types
 
@@ -343,18 +351,15 @@ class PlayApp(App[None]):
     def on_mount(self) -> None:
         self.follow()
 
-    @property
-    def finished(self) -> bool:
-        return self.view.status == types.GAME_STATUS_FINISHED
-
     @work(exclusive=True, group="follow")
     async def follow(self) -> None:
         """Sit down, then follow the game until it is over."""
         client = GenialClient.connect(self.target)
         try:
             self.seat = seat = await self.sit_down(client)
-            self.sub_title = f"{self.game.kind or ''} · game {seat.game_id} · seat {seat.seat}"
-            await self.show(await seat.view())
+            view = await seat.view()
+            self.sub_title = f"{kind_name(view.kind)} · game {seat.game_id} · seat {seat.seat}"
+            await self.show(view)
             async for update in seat.watch():
                 log = self.query_one("#log", RichLog)
                 for event in update.events:
@@ -395,8 +400,9 @@ class PlayApp(App[None]):
         view, seat = self.view, self.seat
         if view.status == types.GAME_STATUS_PLAYING and view.to_move == seat.seat:
             listed = await seat.client.legal_moves(seat.game_id, seat.token)
-            # Lists asked for concurrently may come back out of order: keep the newest.
-            if listed.version >= self.moves_version:
+            # The game may have moved on while the list was asked for: keep only a list for
+            # the view on the screen.
+            if listed.version == self.view.version:
                 self.moves, self.moves_version = list(listed.moves)[: len(KEYS)], listed.version
         else:
             self.moves = []

@@ -1,0 +1,20 @@
+"""The Python SDK of the genial game service: a typed, asynchronous wrapper of its gRPC API.
+
+The messages are the generated `genial.v1` modules (`genial.v1.types_pb2` for moves and
+views, `genial.v1.game_service_pb2` for requests and responses). See the README of the
+`genial-client` distribution for a first game.
+"""
+
+from .client import DEFAULT_TARGET, GenialClient, Kind, RetryPolicy, Seat, Strength, kind_name
+from .errors import GenialError
+
+__all__ = [
+    "DEFAULT_TARGET",
+    "GenialClient",
+    "GenialError",
+    "Kind",
+    "RetryPolicy",
+    "Seat",
+    "Strength",
+    "kind_name",
+]

@@ -1,0 +1,345 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code, createClient, type Client, type Transport } from "@connectrpc/connect";
+
+import { GenialError } from "./errors.js";
+import {
+  GameService,
+  type CreateGameResponse,
+  type GetHistoryResponse,
+  type ListLegalMovesResponse,
+  type MakeMoveResponse,
+  type WatchGameResponse,
+} from "./gen/genial/v1/game_service_pb.js";
+import {
+  BotStrength,
+  GameKind,
+  type GameOptionsSchema,
+  type GameSummary,
+  type GameView,
+  type Move,
+  type MoveSchema,
+} from "./gen/genial/v1/types_pb.js";
+import { createRestTransport, type RestTransportOptions } from "./rest.js";
+
+/** The three games. */
+export type Kind = "cards" | "dice" | "tiles";
+/** How well a bot seated by the service plays. */
+export type Strength = "random" | "greedy" | "strong";
+
+const KINDS: Record<Kind, GameKind> = {
+  cards: GameKind.CARDS,
+  dice: GameKind.DICE,
+  tiles: GameKind.TILES,
+};
+const STRENGTHS: Record<Strength, BotStrength> = {
+  random: BotStrength.RANDOM,
+  greedy: BotStrength.GREEDY,
+  strong: BotStrength.STRONG,
+};
+
+/**
+ * When and how often a call is tried again.
+ *
+ * A call is retried when the service could not apply it for now (ABORTED with reason
+ * CONTENTION) and, for calls that are safe to repeat, when the service could not be reached
+ * (UNAVAILABLE) or did not answer in time (DEADLINE_EXCEEDED). Every call but createGame
+ * and joinGame is safe to repeat: reads change nothing, and each move carries a request id,
+ * so the service applies it once however often it is sent. ABORTED with reason
+ * STALE_VERSION is never retried: the game moved on since the move was chosen, and only the
+ * caller can tell whether it still makes sense.
+ */
+export interface RetryPolicy {
+  /** Tries in all, the first included. */
+  attempts: number;
+  /** Milliseconds before the first retry, at most (the wait is jittered). */
+  initialBackoffMs: number;
+  /** The longest wait between two tries. */
+  maxBackoffMs: number;
+  /** How much the longest wait grows with each retry. */
+  multiplier: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  attempts: 5,
+  initialBackoffMs: 50,
+  maxBackoffMs: 2000,
+  multiplier: 2,
+};
+
+/** Options of a GenialClient. */
+export interface ClientOptions {
+  retry?: Partial<RetryPolicy>;
+  /** Each unary call's deadline in milliseconds (default 10 s); watches have none. */
+  timeoutMs?: number;
+}
+
+/** Options of a new game. */
+export interface CreateOptions {
+  /** The number of seats, 2-4 (default 2). */
+  seats?: number;
+  /** The seats to give to the service's bots, which then play by themselves. */
+  bots?: Record<number, Strength>;
+  /** The game's options; unset ones take the game's defaults. */
+  options?: MessageInitShape<typeof GameOptionsSchema>;
+  /** Seconds each seat has for a move; unset for no turn timer. */
+  turnSeconds?: number;
+}
+
+/** A move, as a message or as its init object: `{ move: { case: "dice", value: ... } }`. */
+export type MoveInit = MessageInitShape<typeof MoveSchema>;
+
+function auth(token: string | undefined): HeadersInit {
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A client of a genial server, over any Connect transport: gRPC in Node
+ * (`connectGrpc` from "genial-client/node") or the REST/JSON gateway anywhere
+ * (`GenialClient.rest`).
+ *
+ * ```ts
+ * const client = GenialClient.rest("http://localhost:8080");
+ * const game = await client.create("dice", { bots: { 1: "greedy" } });
+ * const seat = await client.join(game.gameId, "Ada");
+ * const moves = await seat.legalMoves();
+ * await seat.move(moves[0]);
+ * ```
+ *
+ * Methods that act for a seat take its player token; `Seat` carries it for you. Refusals
+ * throw `GenialError`.
+ */
+export class GenialClient {
+  /** The generated client, for calls the wrapper does not cover. */
+  readonly api: Client<typeof GameService>;
+  readonly retry: RetryPolicy;
+  readonly timeoutMs: number;
+
+  constructor(transport: Transport, options: ClientOptions = {}) {
+    this.api = createClient(GameService, transport);
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  /** A client of the REST/JSON gateway at `baseUrl` ("http://localhost:8080"). */
+  static rest(
+    baseUrl: string,
+    options: ClientOptions & Omit<RestTransportOptions, "baseUrl"> = {},
+  ): GenialClient {
+    return new GenialClient(createRestTransport({ baseUrl, fetch: options.fetch }), options);
+  }
+
+  /** Calls `call`, retried as the policy allows; a refusal throws GenialError. */
+  private async call<T>(call: () => Promise<T>, idempotent = true): Promise<T> {
+    for (let retry = 1; ; retry++) {
+      try {
+        return await call();
+      } catch (err) {
+        const error = GenialError.from(err);
+        if (!this.shouldRetry(error, retry, idempotent)) {
+          throw error;
+        }
+      }
+      // Full jitter: clients that collided once spread out instead of colliding again.
+      const { initialBackoffMs, maxBackoffMs, multiplier } = this.retry;
+      await sleep(
+        Math.random() * Math.min(maxBackoffMs, initialBackoffMs * multiplier ** (retry - 1)),
+      );
+    }
+  }
+
+  private shouldRetry(error: GenialError, retry: number, idempotent: boolean): boolean {
+    if (retry >= this.retry.attempts) {
+      return false;
+    }
+    if (error.code === Code.Aborted) {
+      return error.reason !== "STALE_VERSION";
+    }
+    return idempotent && (error.code === Code.Unavailable || error.code === Code.DeadlineExceeded);
+  }
+
+  /** Creates a game of `kind` with open seats, and seats the bots asked for. */
+  async create(kind: Kind, options: CreateOptions = {}): Promise<CreateGameResponse> {
+    const bots = Object.entries(options.bots ?? {}).map(([seat, strength]) => ({
+      seat: Number(seat),
+      strength: STRENGTHS[strength],
+    }));
+    const request = {
+      kind: KINDS[kind],
+      seats: options.seats ?? 2,
+      bots,
+      options: options.options,
+      turnSeconds: options.turnSeconds,
+    };
+    return this.call(() => this.api.createGame(request, { timeoutMs: this.timeoutMs }), false);
+  }
+
+  /** Takes a seat (the first open one, or `seat`); the Seat holds the player token. */
+  async join(gameId: string, displayName: string, seat?: number): Promise<Seat> {
+    const joined = await this.call(
+      () => this.api.joinGame({ gameId, displayName, seat }, { timeoutMs: this.timeoutMs }),
+      false,
+    );
+    return new Seat(this, gameId, joined.seat, joined.playerToken, joined.view?.version ?? 0n);
+  }
+
+  /** The game as the seat of `token` sees it; without a token, a spectator's view. */
+  async view(gameId: string, token?: string): Promise<GameView> {
+    const response = await this.call(() =>
+      this.api.getGame({ gameId }, { headers: auth(token), timeoutMs: this.timeoutMs }),
+    );
+    if (response.view === undefined) {
+      throw new GenialError(Code.Internal, "", "GetGame answered without a view");
+    }
+    return response.view;
+  }
+
+  /** The legal moves of the seat of `token`, with the version they are legal at. */
+  async legalMoves(gameId: string, token: string): Promise<ListLegalMovesResponse> {
+    return this.call(() =>
+      this.api.listLegalMoves({ gameId }, { headers: auth(token), timeoutMs: this.timeoutMs }),
+    );
+  }
+
+  /**
+   * Makes `move` for the seat of `token`. With `expectedVersion` it is refused (ABORTED,
+   * STALE_VERSION) unless the game is still at that version. A request id is made up when
+   * none is given; every retry sends the same one, so the move is applied at most once.
+   */
+  async move(
+    gameId: string,
+    token: string,
+    move: MoveInit,
+    options: { expectedVersion?: bigint; requestId?: string } = {},
+  ): Promise<MakeMoveResponse> {
+    const request = {
+      gameId,
+      move,
+      expectedVersion: options.expectedVersion,
+      requestId: options.requestId ?? crypto.randomUUID(),
+    };
+    return this.call(() =>
+      this.api.makeMove(request, { headers: auth(token), timeoutMs: this.timeoutMs }),
+    );
+  }
+
+  /**
+   * Follows a game: each seat taken and each move after `fromVersion` (0: all of them), with
+   * its events and a fresh view for the seat of `token` (or a spectator's), then the live
+   * ones. Ends when the game is over; leave the loop to stop earlier. Keep-alives are not
+   * yielded.
+   */
+  async *watch(
+    gameId: string,
+    options: { fromVersion?: bigint; token?: string; signal?: AbortSignal } = {},
+  ): AsyncGenerator<WatchGameResponse> {
+    try {
+      const stream = this.api.watchGame(
+        { gameId, fromVersion: options.fromVersion ?? 0n },
+        { headers: auth(options.token), signal: options.signal },
+      );
+      for await (const update of stream) {
+        if (update.events.length > 0) {
+          yield update;
+        }
+      }
+    } catch (err) {
+      throw GenialError.from(err);
+    }
+  }
+
+  /** Every move of the game with its events, and the seed once the game is over. */
+  async history(gameId: string): Promise<GetHistoryResponse> {
+    return this.call(() => this.api.getHistory({ gameId }, { timeoutMs: this.timeoutMs }));
+  }
+
+  /** The lobby's games with open seats (of `kind`, or of every kind), page after page. */
+  async *games(kind?: Kind, pageSize = 0): AsyncGenerator<GameSummary> {
+    let pageToken = "";
+    do {
+      const request = { kind: kind ? KINDS[kind] : GameKind.UNSPECIFIED, pageSize, pageToken };
+      const page = await this.call(() =>
+        this.api.listGames(request, { timeoutMs: this.timeoutMs }),
+      );
+      yield* page.games;
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+  }
+}
+
+/**
+ * One seat of one game, as its player holds it: the token, and the version of the game the
+ * seat last looked at, which its moves expect by default. To come back to a game later,
+ * keep `gameId`, `seat` and `token`, and build it again with `new Seat(client, ...)`.
+ */
+export class Seat {
+  /**
+   * The version of the last view, list of legal moves or move this seat got through
+   * `view`, `legalMoves` or `move` (`watch` leaves it alone: what is seen there is not
+   * necessarily what a move was chosen from).
+   */
+  version: bigint;
+
+  constructor(
+    readonly client: GenialClient,
+    readonly gameId: string,
+    readonly seat: number,
+    readonly token: string,
+    version = 0n,
+  ) {
+    this.version = version;
+  }
+
+  private saw(version: bigint): void {
+    if (version > this.version) {
+      this.version = version;
+    }
+  }
+
+  /** The game as this seat sees it (its own hand included). */
+  async view(): Promise<GameView> {
+    const view = await this.client.view(this.gameId, this.token);
+    this.saw(view.version);
+    return view;
+  }
+
+  /** This seat's legal moves now, each exactly as `move` takes it; empty when it is not
+   * the seat's turn. */
+  async legalMoves(): Promise<Move[]> {
+    const response = await this.client.legalMoves(this.gameId, this.token);
+    this.saw(response.version);
+    return response.moves;
+  }
+
+  /**
+   * Makes `move`. By default it expects the game to be at `this.version`, the version the
+   * seat last looked at, so a move chosen from an outdated view is refused (GenialError
+   * with reason STALE_VERSION) rather than applied to a game that moved on; pass an
+   * explicit version, or null to apply it to whatever the game is now.
+   */
+  async move(
+    move: MoveInit,
+    options: { expectedVersion?: bigint | null; requestId?: string } = {},
+  ): Promise<MakeMoveResponse> {
+    const expected = options.expectedVersion === undefined ? this.version : options.expectedVersion;
+    const made = await this.client.move(this.gameId, this.token, move, {
+      expectedVersion: expected ?? undefined,
+      requestId: options.requestId,
+    });
+    this.saw(made.version);
+    return made;
+  }
+
+  /** Follows the game with this seat's views, from `fromVersion` (default: the version the
+   * seat last looked at). See `GenialClient.watch`. */
+  watch(fromVersion?: bigint, signal?: AbortSignal): AsyncGenerator<WatchGameResponse> {
+    return this.client.watch(this.gameId, {
+      fromVersion: fromVersion ?? this.version,
+      token: this.token,
+      signal,
+    });
+  }
+}

@@ -21,3 +21,20 @@ def test_the_first_game_example_runs(target: str) -> None:
     )
     assert "you are seat 0" in done.stdout
     assert "seat 1: rank " in done.stdout
+
+
+BOT = EXAMPLE.parent / "bot.py"
+
+
+def test_the_external_bot_example_plays_a_full_game(target: str) -> None:
+    for kind in ("cards", "dice", "tiles"):
+        done = subprocess.run(
+            [sys.executable, str(BOT), "--target", target, "--create", kind, "--seats", "3"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        assert "joined " in done.stdout
+        assert done.stdout.strip().endswith("game over")
+        assert done.stdout.count(": rank ") == 3

@@ -16,7 +16,7 @@ from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
 from .app import GameApp
-from .errors import DOMAIN, ApiError
+from .errors import DOMAIN, ApiError, Code, Reason
 from .metrics import METRICS
 from .transport import (
     RETRY_AFTER,
@@ -63,13 +63,39 @@ def grpc_status(err: ApiError) -> grpc.Status:
     return _Status(packed.code, packed.details, trailing)
 
 
+class Undecodable:
+    """A request whose bytes are no message of its type. grpc would answer UNKNOWN for a
+    deserializer that raises, so the handler gets this and refuses it properly."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def decoder(request_class: type[Message]) -> Callable[[bytes], Message | Undecodable]:
+    def decode(raw: bytes) -> Message | Undecodable:
+        try:
+            return request_class.FromString(raw)
+        except Exception as err:  # DecodeError, RecursionError: whatever the bytes cause
+            return Undecodable(err)
+
+    return decode
+
+
+def decoded(request: Message | Undecodable) -> Message:
+    if isinstance(request, Undecodable):
+        raise ApiError(
+            Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, f"undecodable request: {request.error}"
+        )
+    return request
+
+
 def _unary(method: str, call: Handler, admit: Admit) -> Callable[..., Awaitable[Message]]:
-    async def handle(request: Message, context: grpc.aio.ServicerContext) -> Message:
+    async def handle(request: Message | Undecodable, context: grpc.aio.ServicerContext) -> Message:
         start = time.perf_counter()
         try:
             token = bearer(context.invocation_metadata())
             admit(token, peer_address(context.peer()))
-            return await call(request, token)
+            return await call(decoded(request), token)
         except Exception as exc:
             err = as_api_error(exc)
             METRICS.errors.labels("grpc", err.code.name, err.reason).inc()
@@ -84,11 +110,13 @@ def _unary(method: str, call: Handler, admit: Admit) -> Callable[..., Awaitable[
 def _stream(
     method: str, call: StreamHandler, admit: Admit
 ) -> Callable[..., AsyncIterator[Message]]:
-    async def handle(request: Message, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
+    async def handle(
+        request: Message | Undecodable, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[Message]:
         try:
             token = bearer(context.invocation_metadata())
             admit(token, peer_address(context.peer()))
-            async for response in call(request, token):
+            async for response in call(decoded(request), token):
                 yield response
         except Exception as exc:
             err = as_api_error(exc)
@@ -105,7 +133,7 @@ def game_service_handler(app: GameApp) -> grpc.GenericRpcHandler:
         call = getattr(app, snake(method.name))
         request_class = message_class(method.input_type)
         kwargs = {
-            "request_deserializer": request_class.FromString,
+            "request_deserializer": decoder(request_class),
             "response_serializer": lambda m: m.SerializeToString(),
         }
         if method.server_streaming:
@@ -132,7 +160,7 @@ def bench_handler(admit: Admit) -> grpc.GenericRpcHandler:
 
     method = grpc.unary_unary_rpc_method_handler(
         _unary("Empty", empty, admit),
-        request_deserializer=empty_pb2.Empty.FromString,
+        request_deserializer=decoder(empty_pb2.Empty),
         response_serializer=lambda m: m.SerializeToString(),
     )
     return grpc.method_handlers_generic_handler(BENCH_SERVICE, {"Empty": method})

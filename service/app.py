@@ -318,7 +318,7 @@ class GameApp:
             if request.HasField("seat"):
                 if not 0 <= request.seat < meta.seats:
                     raise ApiError(
-                        Code.INVALID_ARGUMENT, Reason.SEAT_TAKEN, f"no seat {request.seat}"
+                        Code.INVALID_ARGUMENT, engine.Reason.BAD_SEAT, f"no seat {request.seat}"
                     )
                 if request.seat not in free:
                     raise ApiError(

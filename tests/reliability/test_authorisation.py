@@ -1,0 +1,232 @@
+"""Authorisation: every RPC, over gRPC and REST, with no token, the right one, a token of
+another seat, of another game, forged ones, and odd `authorization` values. A token acts for
+its own seat of its own game and nothing else; calls that need no token answer the same
+whatever token comes with them."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import grpc
+import httpx
+import pytest
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from genial.service.routes import ROUTES
+from genial.v1 import game_service_pb2 as api
+from genial.v1 import game_service_pb2_grpc as api_grpc
+from genial.v1 import types_pb2 as types
+from tests.reliability.conftest import Spawn
+from tests.reliability.harness import LoggedWorker, assert_no_secret_in_logs, count
+from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient
+from tests.service.scenarios import Table, open_table
+
+DENIED = ("PERMISSION_DENIED", "TOKEN_INVALID")
+MISSING = ("UNAUTHENTICATED", "TOKEN_MISSING")
+
+
+@dataclass
+class Games:
+    game: Table
+    """A cards game in play, 3 seats."""
+    other: Table
+    """Another game in play."""
+    waiting: str
+    """A game with open seats."""
+    mover: int
+
+    def forged(self) -> dict[str, str]:
+        own = self.game.tokens[self.mover]
+        return {
+            "random": secrets.token_urlsafe(32),
+            "one character off": own[:-1] + ("A" if own[-1] != "A" else "B"),
+            "truncated": own[:-1],
+            "doubled": own + own,
+            "long": "x" * 2000,
+        }
+
+
+@pytest.fixture
+def worker(redis_url: str, spawn: Spawn) -> LoggedWorker:
+    (worker,) = spawn(redis_url, 1, "--log-level", "DEBUG")
+    return worker
+
+
+@pytest.fixture
+def games(worker: LoggedWorker) -> Games:
+    client = GrpcClient(worker.grpc_port)
+    game = open_table(client, "cards", 3)
+    other = open_table(client, "cards", 2)
+    waiting = client.call(
+        "CreateGame", api.CreateGameRequest(kind=types.GAME_KIND_CARDS, seats=4)
+    ).game_id
+    mover = client.call("GetGame", api.GetGameRequest(game_id=game.game_id)).view.to_move
+    client.close()
+    return Games(game, other, waiting, mover)
+
+
+@pytest.fixture(params=["grpc", "rest"])
+def client(request: pytest.FixtureRequest, worker: LoggedWorker) -> Iterator[ApiClient]:
+    c: ApiClient = (
+        GrpcClient(worker.grpc_port) if request.param == "grpc" else RestClient(worker.http_port)
+    )
+    yield c
+    c.close()
+
+
+def outcome(call: Callable[[], Message]) -> Message | tuple[str, str]:
+    try:
+        return call()
+    except CallError as err:
+        return err.code, err.reason
+
+
+def test_every_rpc_with_every_kind_of_token(
+    worker: LoggedWorker, games: Games, client: ApiClient
+) -> None:
+    game, mover = games.game, games.mover
+    gid = game.game_id
+    not_mover = (mover + 1) % game.seats
+    own = game.tokens[mover]
+    legal = client.call("ListLegalMoves", api.ListLegalMovesRequest(game_id=gid), own)
+    move = random.Random(1).choice(legal.moves)
+    # (name, token, what it should be to the service)
+    tokens: list[tuple[str, str | None, str]] = [
+        ("none", None, "none"),
+        ("own", own, "own"),
+        ("another seat", game.tokens[not_mover], "other seat"),
+        ("another game", games.other.tokens[0], "invalid"),
+        ("another game, same seat", games.other.tokens[mover % 2], "invalid"),
+        *((f"forged: {name}", t, "invalid") for name, t in games.forged().items()),
+    ]
+    history_answers: set[bytes] = set()
+    lobby_answers: set[bytes] = set()
+    tried = 0
+    for name, token, kind in tokens:
+        # GetGame: a spectator without a token, the token's own seat with one.
+        got = outcome(lambda t=token: client.call("GetGame", api.GetGameRequest(game_id=gid), t))
+        if kind == "invalid":
+            assert got == DENIED, name
+        else:
+            view = got.view  # type: ignore[union-attr]
+            seat = {"none": None, "own": mover, "other seat": not_mover}[kind]
+            assert (view.viewer if view.HasField("viewer") else None) == seat, name
+            assert bool(view.cards.hand) == (seat is not None), name
+        # ListLegalMoves: a seat's own moves, on its own turn only.
+        got = outcome(
+            lambda t=token: client.call("ListLegalMoves", api.ListLegalMovesRequest(game_id=gid), t)
+        )
+        if kind in ("invalid", "none"):
+            assert got == (DENIED if kind == "invalid" else MISSING), name
+        else:
+            assert bool(got.moves) == (kind == "own"), name  # type: ignore[union-attr]
+        # MakeMove: only the mover's own token moves (tried last, below).
+        if kind != "own":
+            got = outcome(
+                lambda t=token: client.call(
+                    "MakeMove", api.MakeMoveRequest(game_id=gid, move=move), t
+                )
+            )
+            expected = {
+                "none": MISSING,
+                "invalid": DENIED,
+                "other seat": ("FAILED_PRECONDITION", "NOT_YOUR_TURN"),
+            }[kind]
+            assert got == expected, name
+        # WatchGame: like GetGame, as a stream.
+        got = outcome(
+            lambda t=token: next(iter(client.watch(api.WatchGameRequest(game_id=gid), t, 10)))
+        )
+        if kind == "invalid":
+            assert got == DENIED, name
+        else:
+            assert got.view.HasField("viewer") == (kind != "none"), name  # type: ignore[union-attr]
+        # No token needed: the answer is the same whatever the token.
+        history = client.call("GetHistory", api.GetHistoryRequest(game_id=gid), token)
+        assert history.seed == ""
+        history_answers.add(history.SerializeToString(deterministic=True))
+        lobby = client.call("ListGames", api.ListGamesRequest(page_size=100), token)
+        lobby_answers.add(lobby.SerializeToString(deterministic=True))
+        created = client.call(
+            "CreateGame", api.CreateGameRequest(kind=types.GAME_KIND_DICE, seats=2), token
+        )
+        if token:  # no seat of a new game is bound to a token sent when creating it
+            assert (
+                outcome(
+                    lambda t=token, g=created.game_id: client.call(
+                        "ListLegalMoves", api.ListLegalMovesRequest(game_id=g), t
+                    )
+                )
+                == DENIED
+            )
+        joined = client.call(
+            "JoinGame", api.JoinGameRequest(game_id=created.game_id, display_name="j"), token
+        )
+        assert joined.player_token not in (token, own)
+        tried += 8
+    assert len(history_answers) == 1, "GetHistory answers alike whatever the token"
+    # The lobby may change as games are created; each answer is still a lobby.
+    assert lobby_answers
+    # The rightful mover, at last, moves.
+    made = client.call("MakeMove", api.MakeMoveRequest(game_id=gid, move=move), own)
+    assert made.version == 1
+    assert_no_secret_in_logs(
+        [worker], [*game.tokens, *games.other.tokens, *(t for _, t, _ in tokens if t)]
+    )
+    count(authorisation_calls=tried + 1)
+
+
+AUTHORIZATIONS: list[tuple[str, str]] = [
+    ("Basic {own}", "none"),
+    ("{own}", "none"),
+    ("Bearer", "none"),
+    ("Bearer -", "invalid"),
+    ("bearer {own}", "own"),
+    ("BEARER {own}", "own"),
+    ("Bearer  {own}", "own"),
+    ("Bearer {own}x", "invalid"),
+    ("Bearer {other}", "invalid"),
+    ("Bearer {own},Bearer {other}", "invalid"),
+]
+"""`authorization` values, and who the service should take the caller for."""
+
+
+def test_odd_authorization_values(worker: LoggedWorker, games: Games) -> None:
+    """Only `Bearer <token>` (any case) names a seat; anything else is no token at all, or
+    a token that binds nothing."""
+    gid = games.game.game_id
+    own, other = games.game.tokens[games.mover], games.other.tokens[0]
+    route = next(r for r in ROUTES if r.method.name == "ListLegalMoves")
+    channel = grpc.insecure_channel(f"127.0.0.1:{worker.grpc_port}")
+    stub = api_grpc.GameServiceStub(channel)
+    tried = 0
+    with httpx.Client(base_url=worker.url, timeout=10) as http:
+        for template, kind in AUTHORIZATIONS:
+            value = template.format(own=own, other=other)
+            expected = {"none": MISSING, "invalid": DENIED, "own": None}[kind]
+            reply = http.get(route.template.format(game_id=gid), headers={"authorization": value})
+            if expected is None:
+                assert reply.status_code == 200, (value, reply.text)
+                legal = json_format.Parse(reply.content, api.ListLegalMovesResponse())
+                assert legal.moves
+            else:
+                error = reply.json()["error"]
+                assert (error["code"], error["reason"]) == expected, value
+            try:
+                got = stub.ListLegalMoves(
+                    api.ListLegalMovesRequest(game_id=gid),
+                    metadata=(("authorization", value),),
+                    timeout=10,
+                )
+                assert expected is None, value
+                assert got.moves, value
+            except grpc.RpcError as err:
+                refused = GrpcClient._error(err)
+                assert (refused.code, refused.reason) == expected, (value, refused)
+            tried += 2
+    channel.close()
+    count(authorisation_calls=tried)

@@ -1,0 +1,100 @@
+"""Redis Cluster: a real three-master cluster; the service suite's full games and its
+lost-update test, and this suite's race, pass against workers that share it."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from tests.reliability.conftest import Spawn
+from tests.reliability.harness import (
+    LoggedWorker,
+    RedisServer,
+    StoreAccess,
+    count,
+    start_logged_worker,
+    stop_all,
+)
+from tests.reliability.test_lost_updates import lost_update_race
+from tests.service.clients import ApiClient, GrpcClient, RestClient
+from tests.service.test_api import (
+    test_full_game_through_the_api_replays_from_the_revealed_seed as full_game,
+)
+from tests.service.test_concurrency import (
+    test_racing_clients_lose_no_move_and_apply_none_twice as service_race,
+)
+
+FULL_GAMES = next(
+    m.args[1]
+    for m in full_game.pytestmark  # type: ignore[attr-defined]
+    if m.name == "parametrize"
+)
+"""The (kind, seats) the service suite plays whole games with."""
+
+
+@pytest.fixture(scope="module")
+def cluster_url(cluster: list[RedisServer]) -> str:
+    return f"redis://127.0.0.1:{cluster[0].port}"
+
+
+@pytest.fixture(scope="module")
+def cluster_worker(
+    cluster_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LoggedWorker]:
+    worker = start_logged_worker(
+        cluster_url, tmp_path_factory.mktemp("cluster-worker") / "worker.log", "--redis-cluster"
+    )
+    yield worker
+    stop_all([worker])
+
+
+@pytest.fixture(params=["grpc", "rest"])
+def cluster_client(
+    request: pytest.FixtureRequest, cluster_worker: LoggedWorker
+) -> Iterator[ApiClient]:
+    client: ApiClient = (
+        GrpcClient(cluster_worker.grpc_port)
+        if request.param == "grpc"
+        else RestClient(cluster_worker.http_port)
+    )
+    yield client
+    client.close()
+
+
+@pytest.mark.parametrize(("kind", "seats"), FULL_GAMES)
+def test_the_service_suites_full_games_pass_on_a_cluster(
+    cluster_client: ApiClient, kind: str, seats: int
+) -> None:
+    full_game(cluster_client, kind, seats)
+    count(cluster_full_games=1)
+
+
+def test_the_service_suites_lost_update_test_passes_on_a_cluster(
+    cluster_url: str, cluster_worker: LoggedWorker, spawn: Spawn
+) -> None:
+    (second,) = spawn(cluster_url, 1, "--redis-cluster")
+    service_race(cluster_worker, second)
+    count(cluster_service_races=1)
+
+
+def test_racing_clients_lose_no_update_on_a_cluster(
+    cluster: list[RedisServer], cluster_url: str, spawn: Spawn
+) -> None:
+    workers = spawn(cluster_url, 3, "--redis-cluster")
+    lost_update_race(workers, StoreAccess(cluster_url, cluster=True), "cluster_race")
+    # The games are spread over the masters: every one of them holds keys.
+    keys = [
+        int(
+            subprocess.run(
+                ["redis-cli", "-p", str(node.port), "dbsize"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        for node in cluster
+    ]
+    assert all(keys), keys
+    count(cluster_masters=len(cluster))

@@ -32,6 +32,8 @@ class RateLimiter:
         self.store = store
         self.limits = {"token": per_token, "address": per_address}
         self.unsynced: Counter[str] = Counter()
+        # Counts on their way to the store: still ours until the store has them.
+        self.in_flight: Counter[str] = Counter()
         self.shared: dict[str, int] = {}
 
     def admit(self, token: str | None, address: str | None) -> None:
@@ -46,7 +48,7 @@ class RateLimiter:
         if address and self.limits["address"]:
             keys.append((f"address:{address}:{window}", self.limits["address"]))
         for key, limit in keys:
-            if self.shared.get(key, 0) + self.unsynced[key] >= limit:
+            if self.shared.get(key, 0) + self.in_flight[key] + self.unsynced[key] >= limit:
                 retry = max(1, math.ceil((window + 1) * WINDOW_SECONDS - now))
                 raise ApiError(
                     Code.RESOURCE_EXHAUSTED,
@@ -61,14 +63,22 @@ class RateLimiter:
         """Share the counts until cancelled."""
         while True:
             await asyncio.sleep(SYNC_SECONDS)
-            deltas, self.unsynced = dict(self.unsynced), Counter()
-            if not deltas:
+            self.in_flight, self.unsynced = self.unsynced, Counter()
+            if not self.in_flight:
                 continue
             try:
-                totals = await self.store.add_counts(deltas, 2 * WINDOW_SECONDS)
+                totals = await self.store.add_counts(dict(self.in_flight), 2 * WINDOW_SECONDS)
             except Exception:  # the limiter outlives a store outage
                 log.warning("rate limits: store unavailable", exc_info=True)
+                # Not counted anywhere yet: try again with the next sync (past windows
+                # no longer matter).
+                window = int(time.time() // WINDOW_SECONDS)
+                self.unsynced.update(
+                    {k: n for k, n in self.in_flight.items() if k.endswith(f":{window}")}
+                )
+                self.in_flight = Counter()
                 continue
+            self.in_flight = Counter()
             window = int(time.time() // WINDOW_SECONDS)
             self.shared = {
                 k: v for k, v in {**self.shared, **totals}.items() if k.endswith(f":{window}")

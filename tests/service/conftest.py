@@ -51,8 +51,16 @@ def start_worker(redis_url: str = "", *extra: str) -> Worker:
         ],
         env=env,
     )
-    wait_for_port(grpc_port, 20)
-    wait_for_port(http_port, 20)
+    try:
+        wait_for_port(grpc_port, 20)
+        wait_for_port(http_port, 20)
+    except TimeoutError:
+        # A worker that never listens must not outlive the test session.
+        status = proc.poll()
+        proc.kill()
+        proc.wait()
+        why = "never listened" if status is None else f"exited with {status}"
+        raise TimeoutError(f"the worker {why}") from None
     return Worker(proc, grpc_port, http_port, "redis" if redis_url else "memory")
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
+from genial.service.errors import ApiError, Reason
+from genial.service.limits import SYNC_SECONDS, WINDOW_SECONDS, RateLimiter
+from genial.service.store import MemoryStore
 from genial.v1 import game_service_pb2 as api
 from tests.service.clients import CallError, GrpcClient
 from tests.service.conftest import Worker, start_worker, stop_worker
@@ -47,3 +51,42 @@ def test_a_token_over_its_limit_is_told_when_to_retry(limited_worker: Worker) ->
     # Another token of the same game is counted on its own (within the address's limit).
     client.call("GetGame", api.GetGameRequest(game_id=table.game_id), table.tokens[1])
     client.close()
+
+
+class FlakyCounts(MemoryStore):
+    """The embedded store whose shared counters fail while `down` is set."""
+
+    down = False
+
+    async def add_counts(self, deltas: dict[str, int], ttl: float) -> dict[str, int]:
+        if self.down:
+            raise ConnectionError("store unavailable")
+        return await super().add_counts(deltas, ttl)
+
+
+async def test_counts_survive_a_failed_sync() -> None:
+    # The whole test within one counting window.
+    if time.time() % WINDOW_SECONDS > WINDOW_SECONDS - 2:
+        await asyncio.sleep(2)
+    store = FlakyCounts()
+    limiter = RateLimiter(store, per_token=0, per_address=5)
+    syncing = asyncio.create_task(limiter.run())
+    try:
+        store.down = True
+        for _ in range(3):
+            limiter.admit(None, "10.0.0.1")
+        await asyncio.sleep(3 * SYNC_SECONDS)  # syncs fail meanwhile
+        store.down = False
+        await asyncio.sleep(3 * SYNC_SECONDS)
+        # The three requests reached the shared count, where other workers see them.
+        window = int(time.time() // WINDOW_SECONDS)
+        totals = await store.add_counts({f"address:10.0.0.1:{window}": 0}, 20)
+        assert totals == {f"address:10.0.0.1:{window}": 3}
+        # And this worker still refuses the sixth request of the window.
+        limiter.admit(None, "10.0.0.1")
+        limiter.admit(None, "10.0.0.1")
+        with pytest.raises(ApiError) as refused:
+            limiter.admit(None, "10.0.0.1")
+        assert refused.value.reason is Reason.RATE_LIMITED
+    finally:
+        syncing.cancel()

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import hashlib
 import json
 import os
 import platform
@@ -52,9 +51,9 @@ from google.protobuf.internal import api_implementation
 from prometheus_client.parser import text_string_to_metric_families
 
 from genial import engine
-from genial.service.app import Meta
+from genial.service.app import Meta, hash_token
 from genial.service.routes import ROUTES
-from genial.service.store import Record, RedisStore, Write
+from genial.service.store import Record, RedisStore, Write, unpack_record
 from genial.v1 import dice_pb2, types_pb2
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
@@ -437,6 +436,7 @@ class RedisCycle:
             Write(
                 expected_rev=record.rev,
                 state=record.state,
+                meta=record.meta,
                 version=version,
                 entry_id=(version, 0),
                 entry=self.entry,
@@ -457,12 +457,11 @@ def sample_record() -> tuple[Record, bytes]:
     state = engine.new_game("dice", 2, rnd.randbytes(16), {"rounds": ROUNDS})
     move = {"type": "roll"}
     _, events = state.apply(state.to_move or 0, move)
-    digest = hashlib.sha256(b"token").hexdigest()
+    digest = hash_token("token")
     meta = Meta(
         kind="dice",
         seats=2,
-        created=time.time(),
-        seed_sha256=engine.seed_commitment(state.seed),
+        created=round(time.time(), 3),
         names=["bench 0", "bench 1"],
         tokens=[digest, digest],
         bots=[None, None],
@@ -748,13 +747,15 @@ class Stored:
     kind: str
     seats: int
     moves: int = 0
-    hash_bytes: int = 0
+    record_bytes: int = 0
+    """The game's record at its largest, as MEMORY USAGE counts it."""
+    value_bytes: int = 0
     state_bytes: int = 0
     meta_bytes: int = 0
-    """The state and metadata in the hash when it was largest."""
+    """The stored (compressed) value, and the state and metadata in it, at that time."""
     log_bytes_per_entry: float = 0.0
-    request_key_bytes: int = 0
-    """One remembered request id (kept an hour)."""
+    request_bytes_per_entry: float = 0.0
+    """The game's request ids (one a move, kept as long as the game), a move."""
 
 
 async def measure_service(
@@ -831,7 +832,7 @@ async def stored_size(
         joined = await stub.JoinGame(api.JoinGameRequest(game_id=game_id, display_name=f"s{seat}"))
         tokens.append(joined.player_token)
     view = joined.view
-    game_key, log_key = f"genial:{{{game_id}}}:game", f"genial:{{{game_id}}}:log"
+    game_key, log_key, requests_key = (f"genial:{{{game_id}}}:{k}" for k in ("game", "log", "req"))
     stored = Stored(types_pb2.GameKind.Name(kind).removeprefix("GAME_KIND_").lower(), seats)
     while view.status != FINISHED:
         auth = bearer(tokens[view.to_move])
@@ -849,16 +850,18 @@ async def stored_size(
         if view.status == FINISHED:
             break  # a finished game is not live: its metadata and TTL change
         size = int(await redis_client.memory_usage(game_key, samples=0) or 0)
-        if size > stored.hash_bytes:
-            stored.hash_bytes = size
-            stored.state_bytes = int(await redis_client.hstrlen(game_key, "state"))
-            stored.meta_bytes = int(await redis_client.hstrlen(game_key, "meta"))
+        if size > stored.record_bytes:
+            value = await redis_client.get(game_key)
+            record = unpack_record(value)
+            stored.record_bytes, stored.value_bytes = size, len(value)
+            stored.state_bytes, stored.meta_bytes = len(record.state), len(record.meta)
     entries = int(await redis_client.xlen(log_key))
     stored.log_bytes_per_entry = (
         int(await redis_client.memory_usage(log_key, samples=0) or 0) / entries
     )
-    request = f"genial:{{{game_id}}}:req:m1"
-    stored.request_key_bytes = int(await redis_client.memory_usage(request, samples=0) or 0)
+    stored.request_bytes_per_entry = (
+        int(await redis_client.memory_usage(requests_key, samples=0) or 0) / stored.moves
+    )
     return stored
 
 
@@ -1112,18 +1115,19 @@ def report(data: dict[str, Any]) -> str:
             "",
             "### Stored size of a live game",
             "",
-            "One game of each kind played to its end with random legal moves; the game hash at "
-            "its largest while in play, as `MEMORY USAGE` counts it (with Redis's own overhead), "
-            "and the log and request ids beside it.",
+            "One game of each kind played to its end with random legal moves; the game's record "
+            "at its largest while in play, as `MEMORY USAGE` counts it (with Redis's own "
+            "overhead), the value stored (state and metadata, compressed), what it holds, and the "
+            "log and request ids beside it, which grow by a move.",
             "",
-            "| game | seats | moves | game hash B | state B | metadata B | log B an entry "
-            "| request id B (an hour each) |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            "| game | seats | moves | record B | value B | state B | metadata B "
+            "| log B a move | request ids B a move |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         lines += [
-            f"| {st['kind']} | {st['seats']} | {st['moves']} | {st['hash_bytes']} | "
-            f"{st['state_bytes']} | {st['meta_bytes']} | {st['log_bytes_per_entry']:.0f} | "
-            f"{st['request_key_bytes']} |"
+            f"| {st['kind']} | {st['seats']} | {st['moves']} | {st['record_bytes']} | "
+            f"{st['value_bytes']} | {st['state_bytes']} | {st['meta_bytes']} | "
+            f"{st['log_bytes_per_entry']:.0f} | {st['request_bytes_per_entry']:.0f} |"
             for st in data["storage"]
         ]
     for transport, prof in data["profiles"].items():

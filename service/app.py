@@ -7,6 +7,7 @@ them through, the REST gateway decodes JSON into them. Errors are `ApiError`s.
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import hmac
 import json
@@ -14,6 +15,7 @@ import logging
 import re
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,7 +55,8 @@ STATUS = {
 
 
 def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    """What is kept of a token: 128 bits of its SHA-256, in 22 characters."""
+    return base64.urlsafe_b64encode(hashlib.sha256(token.encode()).digest()[:16]).decode()[:22]
 
 
 @dataclass(slots=True)
@@ -63,10 +66,9 @@ class Meta:
     kind: str
     seats: int
     created: float
-    seed_sha256: str
     names: list[str | None]
     tokens: list[str | None]
-    """sha256 of each seat's token; the tokens themselves are never stored."""
+    """`hash_token` of each seat's token; the tokens themselves are never stored."""
     bots: list[str | None]
     """The strength of the built-in bot at each seat, None for a player."""
     away: list[bool]
@@ -92,7 +94,6 @@ class Meta:
                 "k": self.kind,
                 "n": self.seats,
                 "c": self.created,
-                "h": self.seed_sha256,
                 "p": self.names,
                 "t": self.tokens,
                 "b": self.bots,
@@ -107,9 +108,7 @@ class Meta:
     @classmethod
     def decode(cls, raw: bytes) -> Meta:
         d = json.loads(raw)
-        return cls(
-            d["k"], d["n"], d["c"], d["h"], d["p"], d["t"], d["b"], d["a"], d["s"], d["w"], d["f"]
-        )
+        return cls(d["k"], d["n"], d["c"], d["p"], d["t"], d["b"], d["a"], d["s"], d["w"], d["f"])
 
     def deadline(self, seat: int | None) -> float | None:
         """When `seat`, to move, runs out of time; None without a timer."""
@@ -152,6 +151,31 @@ def engine_error(err: engine.IllegalMove) -> ApiError:
     return ApiError(code, err.reason, err.message)
 
 
+class RecordCache:
+    """The record this worker last wrote of each game, and its decoded state.
+
+    A hint, never the truth: the compare-and-set of the next write proves it current.
+    Bounded, the least recently used game goes first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._records: OrderedDict[str, tuple[Record, engine.GameState]] = OrderedDict()
+
+    def get(self, game_id: str) -> tuple[Record, engine.GameState] | None:
+        known = self._records.get(game_id)
+        if known is not None:
+            self._records.move_to_end(game_id)
+        return known
+
+    def put(self, game_id: str, record: Record, state: engine.GameState) -> None:
+        if not self.size:
+            return
+        self._records[game_id] = (record, state)
+        self._records.move_to_end(game_id)
+        if len(self._records) > self.size:
+            self._records.popitem(last=False)
+
+
 class GameApp:
     """Create, join, view, move, watch, history and lobby, over any `GameStore`.
 
@@ -162,6 +186,7 @@ class GameApp:
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        self.records = RecordCache(settings.record_cache_games)
         self.limiter = RateLimiter(store, settings.rate_limit_token, settings.rate_limit_address)
         self.turn_due = asyncio.Event()
         """Set when a bot's turn is due now, to wake the turn loop (`service.turns`)."""
@@ -203,8 +228,15 @@ class GameApp:
     # ---- views ------------------------------------------------------------------------
 
     def _view(
-        self, game_id: str, meta: Meta, version: int, state: engine.GameState, seat: int | None
+        self,
+        game_id: str,
+        meta: Meta,
+        version: int,
+        state: engine.GameState,
+        seat: int | None,
+        last_events: list[types.Event] | None = None,
     ) -> types.GameView:
+        """The seat's view (a spectator's for None); `last_events` converted already, if given."""
         raw = state.view(seat)
         view = types.GameView(
             game_id=game_id,
@@ -212,7 +244,7 @@ class GameApp:
             version=version,
             status=STATUS[meta.status],
             seats=meta.seats,
-            seed_sha256=meta.seed_sha256,
+            seed_sha256=engine.seed_commitment(state.seed),
             round=raw["round"],
             first_seat=raw["first_seat"],
             points=raw["points"],
@@ -237,8 +269,9 @@ class GameApp:
                 view.turn_deadline.FromNanoseconds(int(deadline * 1e9))
         for row in raw["standings"]:
             view.standings.add(**row)
-        for event in raw["last_events"]:
-            view.last_events.append(convert.proto_event(meta.kind, event))
+        if last_events is None:
+            last_events = [convert.proto_event(meta.kind, e) for e in raw["last_events"]]
+        view.last_events.extend(last_events)
         convert.table_to_proto(meta.kind, raw["table"], view)
         return view
 
@@ -274,14 +307,13 @@ class GameApp:
         meta = Meta(
             kind=kind,
             seats=request.seats,
-            created=time.time(),
-            seed_sha256=engine.seed_commitment(seed),
+            created=round(time.time(), 3),
             names=[f"{b} bot" if b else None for b in bots],
             tokens=[None] * request.seats,
             bots=bots,
             away=[False] * request.seats,
             turn_seconds=turn_seconds,
-            turn_started=time.time(),
+            turn_started=round(time.time(), 3),
         )
         game_id = secrets.token_urlsafe(12)
         record = Record(state.encode(), meta.encode(), 0, 0)
@@ -297,7 +329,7 @@ class GameApp:
         return api.CreateGameResponse(
             game_id=game_id,
             view=self._view(game_id, meta, 0, state, None),
-            seed_sha256=meta.seed_sha256,
+            seed_sha256=engine.seed_commitment(seed),
         )
 
     async def join_game(
@@ -330,7 +362,7 @@ class GameApp:
             token = secrets.token_urlsafe(32)
             meta.names[seat] = name
             meta.tokens[seat] = hash_token(token)
-            meta.turn_started = time.time()
+            meta.turn_started = round(time.time(), 3)
             started = meta.status == PLAYING
             entry = json.dumps({"j": seat, "n": name}, separators=(",", ":")).encode()
             result = await self.store.write(
@@ -417,82 +449,117 @@ class GameApp:
         """The move path, for players and bots alike: read, choose, apply, compare-and-set.
 
         `authenticate` gives the seat the answer's view is for; `choose` gives the move for
-        the state just read (None: nothing to do). On a conflict without `expected` the
-        path starts again from a fresh read.
+        the state just read (None: nothing to do). The record this worker wrote last
+        stands in for the read: the compare-and-set proves it current, and if it is not,
+        the write answers with the record that is (so a conflict costs no extra read).
+        Only a decision on a record known to be current is final; one on the kept record
+        (an error, nothing to do) is made again on a fresh read. On a conflict without
+        `expected` the path starts again from the record the write returned.
         """
+        known = self.records.get(game_id)
+        fresh = False
         for attempt in range(MAX_ATTEMPTS):
-            record, meta, done = await self._load(game_id, request_id)
-            viewer = authenticate(meta)
-            if done is not None:
-                return await self._replayed(game_id, meta, record, viewer, done)
-            if expected is not None and expected != record.version:
-                raise ApiError(
-                    Code.ABORTED,
-                    Reason.STALE_VERSION,
-                    f"the game is at version {record.version}, not {expected}",
-                    {"current_version": str(record.version)},
-                )
-            if meta.status == WAITING:
-                raise ApiError(
-                    Code.FAILED_PRECONDITION, Reason.GAME_NOT_STARTED, "seats are still open"
-                )
-            state = engine.decode(record.state)
-            chosen = await choose(meta, state, viewer)
-            if chosen is None:
-                raise NothingToDo
+            if known is None:
+                record, meta, done = await self._load(game_id, request_id)
+                if done is not None:
+                    return await self._replayed(game_id, meta, record, authenticate(meta), done)
+                known, fresh = (record, engine.decode(record.state)), True
+            record, state = known
+            meta = Meta.decode(record.meta)
             try:
-                new, events = state.apply(chosen.seat, chosen.move)
-            except engine.IllegalMove as err:
-                METRICS.illegal_moves.labels(err.reason).inc()
-                raise engine_error(err) from None
+                viewer, chosen, new, engine_events = await self._decide(
+                    record, meta, state, expected, authenticate, choose
+                )
+            except (ApiError, NothingToDo, engine.IllegalMove) as err:
+                if not fresh:
+                    known = None
+                    continue
+                if isinstance(err, engine.IllegalMove):
+                    METRICS.illegal_moves.labels(err.reason).inc()
+                    raise engine_error(err) from None
+                raise
             before = [dict(e) for e in chosen.events]
-            meta_changed = bool(before) or new.is_over() or meta.turn_seconds is not None
             if not chosen.automatic and meta.away[chosen.seat]:
                 meta.away[chosen.seat] = False
                 before.append({"type": "seat_reclaimed", "seat": chosen.seat})
-                meta_changed = True
             meta.finished = new.is_over()
-            meta.turn_started = time.time()
-            events = before + events
+            meta.turn_started = round(time.time(), 3)
+            events = before + engine_events
             version = record.version + 1
             entry: dict[str, Any] = {"s": chosen.seat, "m": chosen.move, "e": events}
             if chosen.automatic:
                 entry["a"] = 1
+            written = Record(new.encode(), meta.encode(), version, record.rev + 1)
             result = await self.store.write(
                 game_id,
                 Write(
                     expected_rev=record.rev,
-                    state=new.encode(),
+                    state=written.state,
                     version=version,
                     entry_id=(version, 0),
                     entry=json.dumps(entry, separators=(",", ":")).encode(),
-                    meta=meta.encode() if meta_changed else None,
+                    meta=written.meta,
                     request_id=request_id,
                     ttl=self.settings.finished_ttl if meta.finished else self.settings.idle_ttl,
                 ),
             )
             if result.duplicate_version is not None:
+                record, meta, _ = await self._load(game_id)
                 return await self._replayed(game_id, meta, record, viewer, result.duplicate_version)
             if not result.ok:
                 METRICS.conflicts.labels("move").inc()
-                if expected is not None:
+                current = result.current
+                if expected is not None and (current is None or current.version != expected):
                     raise ApiError(
                         Code.ABORTED,
                         Reason.STALE_VERSION,
                         "another move was made first",
-                        {"current_version": str(record.version + 1)},
+                        {"current_version": str(current.version if current else version)},
                     )
+                known = None if current is None else (current, engine.decode(current.state))
+                fresh = True
                 continue
+            self.records.put(game_id, written, new)
             METRICS.moves.labels(meta.kind).inc()
             if attempt:
                 METRICS.retries.observe(attempt)
             await self.after_move(game_id, meta, new)
+            converted = [convert.proto_event(meta.kind, e) for e in events]
             return api.MakeMoveResponse(
                 version=version,
-                view=self._view(game_id, meta, version, new, viewer),
-                events=[convert.proto_event(meta.kind, e) for e in events],
+                view=self._view(game_id, meta, version, new, viewer, converted[len(before) :]),
+                events=converted,
             )
         raise ApiError(Code.ABORTED, Reason.CONTENTION, "too many moves at once; retry")
+
+    @staticmethod
+    async def _decide(
+        record: Record,
+        meta: Meta,
+        state: engine.GameState,
+        expected: int | None,
+        authenticate: Callable[[Meta], int | None],
+        choose: Callable[[Meta, engine.GameState, int | None], Awaitable[Chosen | None]],
+    ) -> tuple[int | None, Chosen, engine.GameState, list[engine.Event]]:
+        """Who asks, which move, and the state it leads to; or why there is none (an
+        `ApiError`, `NothingToDo`, or the engine's `IllegalMove`)."""
+        viewer = authenticate(meta)
+        if expected is not None and expected != record.version:
+            raise ApiError(
+                Code.ABORTED,
+                Reason.STALE_VERSION,
+                f"the game is at version {record.version}, not {expected}",
+                {"current_version": str(record.version)},
+            )
+        if meta.status == WAITING:
+            raise ApiError(
+                Code.FAILED_PRECONDITION, Reason.GAME_NOT_STARTED, "seats are still open"
+            )
+        chosen = await choose(meta, state, viewer)
+        if chosen is None:
+            raise NothingToDo
+        new, events = state.apply(chosen.seat, chosen.move)
+        return viewer, chosen, new, events
 
     # ---- bots and turn timers -----------------------------------------------------------
 
@@ -635,7 +702,9 @@ class GameApp:
         record, meta, _ = await self._load(request.game_id)
         state = engine.decode(record.state)
         response = api.GetHistoryResponse(
-            kind=convert.kind_enum(meta.kind), seats=meta.seats, seed_sha256=meta.seed_sha256
+            kind=convert.kind_enum(meta.kind),
+            seats=meta.seats,
+            seed_sha256=engine.seed_commitment(state.seed),
         )
         convert.to_proto(state.options, response.options)
         if meta.finished:

@@ -45,6 +45,12 @@ class Settings:
     rate_limit_address: int = field(
         default=6000, metadata=_doc("requests per 10 s from one address, all workers; 0: off")
     )
+    record_cache_games: int = field(
+        default=10_000,
+        metadata=_doc(
+            "games whose last record a worker keeps, to move with one Redis call; 0: off"
+        ),
+    )
     max_request_bytes: int = field(default=4096, metadata=_doc("largest request accepted"))
     max_page_size: int = field(default=100, metadata=_doc("largest lobby page"))
     watch_keepalive: float = field(

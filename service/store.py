@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError
+
+from .redis_link import Command, RedisLink
 
 EntryId = tuple[int, int]
 """(version, seq) of a log entry."""
@@ -49,8 +54,7 @@ class Write:
     version: int
     entry_id: EntryId
     entry: bytes
-    meta: bytes | None = None
-    """New metadata, or None to keep it."""
+    meta: bytes
     request_id: str | None = None
     ttl: float = 0
     """Seconds the game lives after this write without another one; 0: for ever."""
@@ -63,6 +67,8 @@ class WriteResult:
     """The stored rev after the write, or the one that beat us."""
     duplicate_version: int | None = None
     """Set when the request id was already applied: the version it produced."""
+    current: Record | None = None
+    """On a conflict, the record that beat us, read in the same step (None: no game)."""
 
 
 class GameStore(Protocol):
@@ -83,7 +89,10 @@ class GameStore(Protocol):
         ...
 
     async def write(self, game_id: str, write: Write) -> WriteResult:
-        """Compare-and-set the record and append one log entry, atomically. One round trip."""
+        """Compare-and-set the record and append one log entry, atomically. One round trip.
+
+        A request id already applied wins over the compare-and-set: its retry is
+        recognised even when made against an old record."""
         ...
 
     async def entries(self, game_id: str, after: EntryId, block_ms: int = 0) -> list[Entry]:
@@ -183,19 +192,16 @@ class MemoryStore:
 
     async def write(self, game_id: str, write: Write) -> WriteResult:
         game = self._get(game_id)
-        if game is None or game.record.rev != write.expected_rev:
-            return WriteResult(False, game.record.rev if game else -1)
+        if game is None:
+            return WriteResult(False, -1)
         if write.request_id is not None and write.request_id in game.requests:
             return WriteResult(False, game.record.rev, game.requests[write.request_id])
+        if game.record.rev != write.expected_rev:
+            return WriteResult(False, game.record.rev, current=game.record)
         if write.request_id is not None:
             game.requests[write.request_id] = write.version
         rev = game.record.rev + 1
-        game.record = Record(
-            write.state,
-            write.meta if write.meta is not None else game.record.meta,
-            write.version,
-            rev,
-        )
+        game.record = Record(write.state, write.meta, write.version, rev)
         game.log.append(Entry(write.entry_id, write.entry))
         game.expires = self._deadline(write.ttl)
         await self._notify()
@@ -271,41 +277,43 @@ class MemoryStore:
 
 # ---- Redis ------------------------------------------------------------------------
 
-# KEYS: game hash, log stream, request key (same slot through the {id} hash tag).
-# ARGV: expected rev, version, state, meta ('' keeps it), entry id, entry, request id
-# ('' for none), ttl in ms (0: none), request ttl in ms.
+# A game is three keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
+# the record, one string "<rev> <version> <meta length>\n" + zlib(meta + state), so
+# that a live game takes under 1 KiB with Redis's own overhead (a hash of four fields
+# took 1.1-1.7 KiB); its log, a stream; and the request ids it has applied, a hash of
+# request id -> version that lives as long as the game.
+
+# KEYS: record, log, requests. ARGV: expected rev, new record, entry id, entry,
+# request id ('' for none), version, ttl in ms (0: none).
+# Returns {1} written, {0} no game, {2, version} request id already applied,
+# {3, record} another write came first.
 _WRITE = """
-local rev = tonumber(redis.call('HGET', KEYS[1], 'rev'))
-if rev == nil then return {0, -1} end
-if rev ~= tonumber(ARGV[1]) then return {0, rev} end
-if ARGV[7] ~= '' then
-  local done = redis.call('GET', KEYS[3])
-  if done then return {0, rev, tonumber(done)} end
-  redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[9])
+if ARGV[5] ~= '' then
+  local done = redis.call('HGET', KEYS[3], ARGV[5])
+  if done then return {2, tonumber(done)} end
 end
-rev = rev + 1
-redis.call('HSET', KEYS[1], 'rev', rev, 'version', ARGV[2], 'state', ARGV[3])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[4]) end
-redis.call('XADD', KEYS[2], ARGV[5], 'd', ARGV[6])
-local ttl = tonumber(ARGV[8])
-if ttl > 0 then
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  redis.call('PEXPIRE', KEYS[2], ttl)
-else
-  redis.call('PERSIST', KEYS[1])
-  redis.call('PERSIST', KEYS[2])
+local current = redis.call('GET', KEYS[1])
+if not current then return {0} end
+if string.match(current, '^%d+') ~= ARGV[1] then return {3, current} end
+local ttl = tonumber(ARGV[7])
+if ttl > 0 then redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
+else redis.call('SET', KEYS[1], ARGV[2]) end
+redis.call('XADD', KEYS[2], ARGV[3], 'd', ARGV[4])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[6]) end
+for i = 2, 3 do
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) else redis.call('PERSIST', KEYS[i]) end
 end
-return {1, rev}
+return {1}
 """
 
-# KEYS: game hash, log stream. ARGV: state, meta, ttl in ms, entry id ('' for none), entry.
+# KEYS: record, log. ARGV: record, ttl in ms, entry id ('' for none), entry.
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'rev', 0, 'version', 0, 'state', ARGV[1], 'meta', ARGV[2])
-if ARGV[4] ~= '' then redis.call('XADD', KEYS[2], ARGV[4], 'd', ARGV[5]) end
-if tonumber(ARGV[3]) > 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  if ARGV[4] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+if tonumber(ARGV[2]) > 0 then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+else redis.call('SET', KEYS[1], ARGV[1]) end
+if ARGV[3] ~= '' then
+  redis.call('XADD', KEYS[2], ARGV[3], 'd', ARGV[4])
+  if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
 end
 return 1
 """
@@ -322,17 +330,10 @@ return 1
 SCHEDULE_KEY = "genial:schedule"
 """Outside any game's slot: the schedule is its own key, written on its own."""
 
-REQUEST_TTL_MS = 3_600_000
-"""How long a request id is remembered for retries."""
 
-
-def _keys(game_id: str) -> tuple[str, str]:
-    # The hash tag puts every key of a game in one slot, so scripts work on Redis Cluster.
-    return f"genial:{{{game_id}}}:game", f"genial:{{{game_id}}}:log"
-
-
-def _request_key(game_id: str, request_id: str) -> str:
-    return f"genial:{{{game_id}}}:req:{request_id}"
+def _keys(game_id: str) -> tuple[str, str, str]:
+    """The record, the log and the request ids of a game."""
+    return f"genial:{{{game_id}}}:game", f"genial:{{{game_id}}}:log", f"genial:{{{game_id}}}:req"
 
 
 def _stream_id(entry_id: EntryId) -> str:
@@ -344,19 +345,86 @@ def _entry_id(raw: bytes) -> EntryId:
     return int(version), int(seq)
 
 
+def pack_record(record: Record) -> bytes:
+    head = b"%d %d %d\n" % (record.rev, record.version, len(record.meta))
+    # Level 1: the state's JSON halves at a few microseconds a write.
+    return head + zlib.compress(record.meta + record.state, 1)
+
+
+def unpack_record(raw: bytes) -> Record:
+    head, _, body = raw.partition(b"\n")
+    rev, version, meta_length = (int(n) for n in head.split())
+    data = zlib.decompress(body)
+    return Record(data[meta_length:], data[:meta_length], version, rev)
+
+
+class Commands(Protocol):
+    """Commands as the move path sends them: one, or several in one round trip."""
+
+    async def call(self, *command: str | bytes | int | float) -> Any: ...
+
+    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
+        """Replies in order; error replies are returned, not raised."""
+        ...
+
+
+class ClientCommands:
+    """`Commands` through a redis-py client (for Redis Cluster, which routes by key)."""
+
+    def __init__(self, client: aioredis.Redis | RedisCluster) -> None:
+        self._client = client
+
+    async def call(self, *command: str | bytes | int | float) -> Any:
+        return await self._client.execute_command(*command)
+
+    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
+        async with self._client.pipeline(transaction=False) as pipe:
+            for command in commands:
+                pipe.execute_command(*command)
+            return list(await pipe.execute(raise_on_error=False))
+
+    async def close(self) -> None:
+        pass  # the client is closed with the store
+
+
+class _Script:
+    """A Lua script run by its SHA1, sent again after a Redis restart forgot it."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+    async def __call__(
+        self, commands: Commands, keys: Sequence[str], args: Sequence[str | bytes | int]
+    ) -> Any:
+        try:
+            return await commands.call("EVALSHA", self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await commands.call("EVAL", self.source, len(keys), *keys, *args)
+
+
 class RedisStore:
-    """Games in Redis (standalone or Cluster): a hash and a stream per game, Lua for the CAS."""
+    """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
+
+    The move path (read, write, create) goes through `commands`: a `RedisLink` on
+    standalone Redis, redis-py's cluster client on Cluster. Everything else (logs,
+    lobby, schedule, counters) goes through redis-py.
+    """
 
     name = "redis"
 
     def __init__(
-        self, client: aioredis.Redis | RedisCluster, blocking: aioredis.Redis | RedisCluster
+        self,
+        client: aioredis.Redis | RedisCluster,
+        blocking: aioredis.Redis | RedisCluster,
+        commands: RedisLink | ClientCommands,
     ) -> None:
         self._redis = client
         # Blocking reads (XREAD BLOCK) get their own connections so they never starve moves.
         self._blocking = blocking
-        self._write = client.register_script(_WRITE)
-        self._create = client.register_script(_CREATE)
+        self._commands = commands
+        self._write = _Script(_WRITE)
+        self._create = _Script(_CREATE)
         self._reschedule = client.register_script(_RESCHEDULE)
 
     @classmethod
@@ -367,21 +435,25 @@ class RedisStore:
             "health_check_interval": 15,
         }
         if cluster:
+            client = RedisCluster.from_url(url, **options)  # type: ignore[arg-type]
             return cls(
-                RedisCluster.from_url(url, **options),  # type: ignore[arg-type]
+                client,
                 RedisCluster.from_url(url, socket_connect_timeout=timeout),
+                ClientCommands(client),
             )
         return cls(
             aioredis.from_url(url, **options),  # type: ignore[arg-type]
             aioredis.from_url(url, socket_connect_timeout=timeout, max_connections=1024),
+            RedisLink.from_url(url, timeout),
         )
 
     async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
+        game_key, log_key, _ = _keys(game_id)
         created = await self._create(
-            keys=list(_keys(game_id)),
-            args=[
-                record.state,
-                record.meta,
+            self._commands,
+            [game_key, log_key],
+            [
+                pack_record(record),
                 int(ttl * 1000),
                 _stream_id(entry.id) if entry else "",
                 entry.data if entry else b"",
@@ -392,42 +464,47 @@ class RedisStore:
     async def read(
         self, game_id: str, request_id: str | None = None
     ) -> tuple[Record | None, int | None]:
-        game_key, _ = _keys(game_id)
+        game_key, _, requests_key = _keys(game_id)
         if request_id is None:
-            raw = await self._redis.hgetall(game_key)
-            done = None
+            raw, done = await self._commands.call("GET", game_key), None
         else:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.hgetall(game_key)
-                pipe.get(_request_key(game_id, request_id))
-                raw, done = await pipe.execute()
-        if not raw:
+            raw, done = await self._commands.pipeline(
+                [("GET", game_key), ("HGET", requests_key, request_id)]
+            )
+            for reply in (raw, done):
+                if isinstance(reply, Exception):
+                    raise reply
+        if raw is None:
             return None, None
-        record = Record(raw[b"state"], raw[b"meta"], int(raw[b"version"]), int(raw[b"rev"]))
-        return record, int(done) if done is not None else None
+        return unpack_record(raw), int(done) if done is not None else None
 
     async def write(self, game_id: str, write: Write) -> WriteResult:
-        game_key, log_key = _keys(game_id)
-        request_key = _request_key(game_id, write.request_id or "")
-        result = await self._write(
-            keys=[game_key, log_key, request_key],
-            args=[
+        rev = write.expected_rev + 1
+        reply = await self._write(
+            self._commands,
+            _keys(game_id),
+            [
                 write.expected_rev,
-                write.version,
-                write.state,
-                write.meta if write.meta is not None else b"",
+                pack_record(Record(write.state, write.meta, write.version, rev)),
                 _stream_id(write.entry_id),
                 write.entry,
                 write.request_id or "",
+                write.version,
                 int(write.ttl * 1000),
-                REQUEST_TTL_MS,
             ],
         )
-        ok, rev, *duplicate = result
-        return WriteResult(bool(ok), int(rev), int(duplicate[0]) if duplicate else None)
+        status = int(reply[0])
+        if status == 1:
+            return WriteResult(True, rev)
+        if status == 2:
+            return WriteResult(False, -1, duplicate_version=int(reply[1]))
+        if status == 3:
+            current = unpack_record(reply[1])
+            return WriteResult(False, current.rev, current=current)
+        return WriteResult(False, -1)
 
     async def entries(self, game_id: str, after: EntryId, block_ms: int = 0) -> list[Entry]:
-        _, log_key = _keys(game_id)
+        _, log_key, _ = _keys(game_id)
         if block_ms:
             reply = await self._blocking.xread({log_key: _stream_id(after)}, block=block_ms)
             rows = reply[0][1] if reply else []
@@ -436,7 +513,7 @@ class RedisStore:
         return [Entry(_entry_id(rid), fields[b"d"]) for rid, fields in rows]
 
     async def entry(self, game_id: str, version: int) -> Entry | None:
-        _, log_key = _keys(game_id)
+        _, log_key, _ = _keys(game_id)
         sid = _stream_id((version, 0))
         rows = await self._redis.xrange(log_key, min=sid, max=sid)
         return Entry((version, 0), rows[0][1][b"d"]) if rows else None
@@ -485,5 +562,6 @@ class RedisStore:
             return False
 
     async def close(self) -> None:
+        await self._commands.close()
         await self._redis.aclose()
         await self._blocking.aclose()

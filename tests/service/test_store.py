@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import secrets
+import time
 from collections.abc import AsyncIterator
 
 import pytest
+import redis
 
+from genial import engine
+from genial.service.app import Meta, hash_token
 from genial.service.store import Entry, GameStore, MemoryStore, Record, RedisStore, Write
 
 
@@ -32,6 +37,7 @@ def move(rev: int, version: int, request_id: str | None = None, ttl: float = 0) 
         version=version,
         entry_id=(version, 0),
         entry=f"move-{version}".encode(),
+        meta=b"m",
         request_id=request_id,
         ttl=ttl,
     )
@@ -55,6 +61,8 @@ async def test_compare_and_set_and_the_log(store: GameStore) -> None:
     assert (first.ok, first.rev) == (True, 1)
     stale = await store.write(game, move(0, 1))
     assert (stale.ok, stale.rev) == (False, 1)
+    # The conflict answers with the record that won, so the loser needs no read.
+    assert stale.current == Record(b"state-1", b"m", 1, 1)
     await store.write(game, Write(1, b"s2", 2, (2, 0), b"move-2", meta=b"m2"))
     record, _ = await store.read(game)
     assert record == Record(b"s2", b"m2", 2, 2)
@@ -76,10 +84,14 @@ async def test_a_request_id_is_applied_once(store: GameStore) -> None:
     assert (await store.write(game, move(0, 1, "req-1"))).ok
     again = await store.write(game, move(1, 2, "req-1"))
     assert (again.ok, again.duplicate_version) == (False, 1)
+    # Recognised even against an old record (a worker's kept one), and after other moves.
+    assert (await store.write(game, move(1, 2, "req-2"))).ok
+    late = await store.write(game, move(0, 1, "req-1"))
+    assert (late.ok, late.duplicate_version) == (False, 1)
     record, done = await store.read(game, "req-1")
     assert record is not None
-    assert (record.version, done) == (1, 1)
-    assert (await store.read(game, "req-2"))[1] is None
+    assert (record.version, done) == (2, 1)
+    assert (await store.read(game, "req-3"))[1] is None
 
 
 async def test_blocking_read_wakes_up_on_a_write(store: GameStore) -> None:
@@ -98,9 +110,9 @@ async def test_games_expire(store: GameStore) -> None:
     game = gid()
     await store.create(game, Record(b"s0", b"m0", 0, 0), None, ttl=0.3)
     assert (await store.read(game))[0] is not None
-    await store.write(game, move(0, 1, ttl=0.3))
+    await store.write(game, move(0, 1, "req-1", ttl=0.3))
     await asyncio.sleep(0.6)
-    assert await store.read(game) == (None, None)
+    assert await store.read(game, "req-1") == (None, None)
     assert await store.entries(game, (0, 0)) == []
 
 
@@ -153,3 +165,48 @@ async def test_the_schedule_leases_due_games_once(store: GameStore) -> None:
     assert not await store.unschedule(game, 110.0)
     assert await store.unschedule(game, 200.0)
     assert game not in [g for g, _ in await store.due(1e12, 1000)]
+
+
+async def test_a_write_after_redis_forgot_its_scripts(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    game = gid()
+    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    admin = redis.Redis.from_url(redis_url)
+    admin.script_flush()  # as after a restart
+    assert (await store.write(game, move(0, 1))).ok
+    admin.close()
+    await store.close()
+
+
+async def test_a_live_game_takes_under_a_kibibyte(redis_url: str) -> None:
+    """The largest live state of a four-seat card game over many random games, with the
+    metadata of four named players, stored as the service stores it."""
+    rng = random.Random(7)
+    largest = b""
+    for _ in range(20):
+        state = engine.new_game("cards", 4)
+        while not state.is_over():
+            state, _ = state.apply(state.to_move, rng.choice(state.legal_moves()))
+            if len(encoded := state.encode()) > len(largest):
+                largest = encoded
+    meta = Meta(
+        kind="cards",
+        seats=4,
+        created=round(time.time(), 3),
+        names=["A display name of 32 characters!"] * 4,
+        tokens=[hash_token(secrets.token_urlsafe(32)) for _ in range(4)],
+        bots=[None] * 4,
+        away=[False] * 4,
+        turn_seconds=60,
+        turn_started=round(time.time(), 3),
+    )
+    store = RedisStore.from_url(redis_url)
+    game = gid()
+    await store.create(game, Record(largest, meta.encode(), 97, 101), None, 3600)
+    admin = redis.Redis.from_url(redis_url)
+    size = admin.memory_usage(f"genial:{{{game}}}:game", samples=0)
+    admin.close()
+    await store.close()
+    assert len(largest) > 800  # a realistic worst case
+    assert size is not None
+    assert size < 1024, size

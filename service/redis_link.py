@@ -1,0 +1,182 @@
+"""The move path's Redis connection: one socket, every coroutine's commands in flight on it.
+
+redis-py's asyncio client takes a connection from a pool, locks it and builds each
+reply through several layers; on the move path that was a third of a worker's CPU.
+Redis answers the commands of a connection in order, so one connection can carry all
+of a worker's commands at once: each batch is packed by hiredis and written in one
+go, and its futures are resolved by the replies as hiredis parses them. Failures are
+redis-py's exception classes, so callers handle both clients alike, and a command
+that times out drops the connection (its answer can no longer be trusted to come),
+failing what is in flight; the next command connects again.
+
+Only standalone Redis: Redis Cluster routes by key, which redis-py's cluster client does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+from collections import deque
+from collections.abc import Sequence
+from typing import Any, cast
+from urllib.parse import unquote, urlsplit
+
+import hiredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+Command = Sequence[str | bytes | int | float]
+
+
+class _Protocol(asyncio.Protocol):
+    def __init__(self) -> None:
+        self.reader = hiredis.Reader(replyError=ResponseError)
+        self.waiting: deque[asyncio.Future[Any]] = deque()
+        self.transport: asyncio.WriteTransport | None = None
+        self.lost: Exception | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports are not asyncio.Transport subclasses; a TCP one is writable.
+        self.transport = cast(asyncio.WriteTransport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.reader.feed(data)
+        try:
+            while (reply := self.reader.gets()) is not False:
+                future = self.waiting.popleft()
+                if not future.done():  # not given up on by a timeout
+                    future.set_result(reply)
+        except hiredis.ProtocolError as err:
+            self.close(RedisConnectionError(f"Redis protocol error: {err}"))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.close(
+            RedisConnectionError(f"connection to Redis lost: {exc or 'closed by the server'}")
+        )
+
+    def close(self, error: Exception) -> None:
+        if self.lost is None:
+            self.lost = error
+        while self.waiting:
+            future = self.waiting.popleft()
+            if not future.done():
+                future.set_exception(error)
+        if self.transport is not None:
+            self.transport.abort()
+
+    def send(self, commands: Sequence[Command]) -> list[asyncio.Future[Any]]:
+        if self.lost is not None or self.transport is None:
+            raise RedisConnectionError("not connected to Redis")
+        loop = asyncio.get_running_loop()
+        futures = [loop.create_future() for _ in commands]
+        self.waiting.extend(futures)
+        # (hiredis types its argument as a one-element tuple, whatever the length.)
+        packed = [hiredis.pack_command(tuple(c)) for c in commands]  # type: ignore[arg-type]
+        self.transport.write(b"".join(packed))
+        return futures
+
+
+class RedisLink:
+    """A multiplexed connection to one Redis server (`redis://` or `rediss://` URLs)."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        db: int = 0,
+        username: str | None = None,
+        password: str | None = None,
+        tls: bool = False,
+        timeout: float = 2.0,
+    ) -> None:
+        self.host, self.port, self.db = host, port, db
+        self.username, self.password = username, password
+        self.tls = tls
+        self.timeout = timeout
+        self._protocol: _Protocol | None = None
+        self._connecting: asyncio.Lock | None = None
+
+    @classmethod
+    def from_url(cls, url: str, timeout: float) -> RedisLink:
+        parts = urlsplit(url)
+        if parts.scheme not in ("redis", "rediss"):
+            raise ValueError(f"the move path's connection needs a redis:// URL, not {url!r}")
+        return cls(
+            parts.hostname or "localhost",
+            parts.port or 6379,
+            db=int(parts.path.strip("/") or 0),
+            username=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password else None,
+            tls=parts.scheme == "rediss",
+            timeout=timeout,
+        )
+
+    async def call(self, *command: str | bytes | int | float) -> Any:
+        """One command's reply; an error reply is raised."""
+        (reply,) = await self.pipeline([command])
+        if isinstance(reply, ResponseError):
+            if str(reply).startswith("NOSCRIPT"):
+                raise NoScriptError(str(reply))
+            raise reply
+        return reply
+
+    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
+        """The replies of several commands sent at once; error replies are returned."""
+        protocol = await self._connected()
+        futures = protocol.send(commands)
+        try:
+            async with asyncio.timeout(self.timeout):
+                return [await future for future in futures]
+        except TimeoutError:
+            error = RedisTimeoutError(f"Redis did not answer within {self.timeout} s")
+            protocol.close(error)
+            for future in futures:  # failed with the connection: nobody else awaits them
+                if not future.cancelled():
+                    future.exception()
+            raise error from None
+
+    async def _connected(self) -> _Protocol:
+        protocol = self._protocol
+        if protocol is not None and protocol.lost is None:
+            return protocol
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:  # one connection, however many callers wait for it
+            if self._protocol is None or self._protocol.lost is not None:
+                self._protocol = await self._connect()
+            return self._protocol
+
+    async def _connect(self) -> _Protocol:
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(self.timeout):
+                _, protocol = await loop.create_connection(
+                    _Protocol,
+                    self.host,
+                    self.port,
+                    ssl=ssl.create_default_context() if self.tls else None,
+                )
+                setup: list[Command] = []
+                if self.password is not None:
+                    auth = [self.username, self.password] if self.username else [self.password]
+                    setup.append(["AUTH", *auth])
+                if self.db:
+                    setup.append(["SELECT", self.db])
+                for reply in [await f for f in protocol.send(setup)] if setup else []:
+                    if isinstance(reply, ResponseError):
+                        protocol.close(RedisConnectionError(str(reply)))
+                        raise RedisConnectionError(f"Redis refused the connection: {reply}")
+        except TimeoutError:
+            raise RedisTimeoutError(f"could not connect to Redis within {self.timeout} s") from None
+        except OSError as err:
+            raise RedisConnectionError(f"could not connect to Redis: {err}") from None
+        return protocol
+
+    async def close(self) -> None:
+        if self._protocol is not None:
+            with contextlib.suppress(Exception):
+                self._protocol.close(RedisConnectionError("closed"))
+            self._protocol = None

@@ -1,0 +1,84 @@
+"""The move path's Redis connection against a redis-server of its own: many commands in
+flight, error replies, a password, a server that freezes, one that restarts."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+import tests.conftest
+from genial.service.redis_link import RedisLink
+from tests.conftest import start_redis
+
+
+async def test_many_commands_in_flight_get_their_own_replies(redis_url: str) -> None:
+    link = RedisLink.from_url(redis_url, timeout=2)
+
+    async def roundtrip(i: int) -> bytes:
+        await link.call("SET", f"link:{i}", i)
+        replies = await link.pipeline([("GET", f"link:{i}"), ("INCR", f"link:{i}")])
+        return b"%s %d" % (replies[0], replies[1])
+
+    got = await asyncio.gather(*(roundtrip(i) for i in range(200)))
+    assert got == [b"%d %d" % (i, i + 1) for i in range(200)]
+    # An error reply is raised by `call`, returned by `pipeline`, and the link goes on.
+    with pytest.raises(ResponseError):
+        await link.call("INCR", "no such command", "too", "many")
+    error, pong = await link.pipeline([("NOSUCHCOMMAND",), ("PING",)])
+    assert isinstance(error, ResponseError)
+    assert pong == b"PONG"
+    await link.close()
+
+
+async def test_a_password_and_a_database(tmp_path: Path) -> None:
+    proc, port = start_redis(tmp_path, "--requirepass", "s3cret")
+    try:
+        refused = RedisLink.from_url(f"redis://127.0.0.1:{port}/2", timeout=2)
+        with pytest.raises(RedisConnectionError, match="NOAUTH"):
+            await refused.call("PING")
+        link = RedisLink.from_url(f"redis://:s3cret@127.0.0.1:{port}/2", timeout=2)
+        await link.call("SET", "k", "v")
+        other = RedisLink.from_url(f"redis://:s3cret@127.0.0.1:{port}/0", timeout=2)
+        assert await other.call("GET", "k") is None  # SELECT 2 took effect on the first
+        assert await link.call("GET", "k") == b"v"
+        for each in (refused, link, other):
+            await each.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def test_a_frozen_server_times_out_and_a_restarted_one_is_reconnected(
+    tmp_path: Path,
+) -> None:
+    proc, port = start_redis(tmp_path)
+    link = RedisLink.from_url(f"redis://127.0.0.1:{port}/0", timeout=0.5)
+    try:
+        assert await link.call("PING") == b"PONG"
+        proc.send_signal(signal.SIGSTOP)
+        started = time.monotonic()
+        with pytest.raises(RedisTimeoutError):
+            await asyncio.gather(*(link.call("PING") for _ in range(5)))
+        assert time.monotonic() - started < 1.5
+        proc.send_signal(signal.SIGCONT)
+        assert await link.call("PING") == b"PONG"  # on a new connection
+        proc.kill()
+        proc.wait(10)
+        with pytest.raises(RedisConnectionError):
+            await link.call("PING")
+        with pytest.MonkeyPatch.context() as patch:  # again on the same port
+            patch.setattr(tests.conftest, "free_port", lambda: port)
+            proc, _ = start_redis(tmp_path)
+        assert await link.call("PING") == b"PONG"
+    finally:
+        await link.close()
+        proc.send_signal(signal.SIGCONT)
+        proc.terminate()
+        proc.wait(10)

@@ -28,7 +28,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from genial.v1 import game_service_pb2 as api
 
-from . import openapi
+from . import json_codec, openapi
 from .app import GameApp
 from .errors import ApiError, Code, Reason
 from .metrics import METRICS
@@ -316,7 +316,7 @@ def _too_deep(raw: bytes) -> bool:
 
 
 def _encode(message: Message) -> bytes:
-    fields = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    fields = json_codec.to_dict(message)
     return json.dumps(fields, ensure_ascii=False, separators=(",", ":")).encode()
 
 

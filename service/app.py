@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import re
 import secrets
 import time
@@ -736,7 +737,9 @@ class GameApp:
         try:
             after = float(request.page_token) if request.page_token else 0.0
         except ValueError:
-            raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_PAGE, "bad page_token") from None
+            after = math.nan
+        if not math.isfinite(after):  # "nan", "inf" and "1e999" parse too
+            raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_PAGE, "bad page_token")
         response = api.ListGamesResponse()
         page = await self.store.lobby_page(kind, after, size)
         last = after

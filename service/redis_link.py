@@ -36,6 +36,8 @@ class _Protocol(asyncio.Protocol):
         self.waiting: deque[asyncio.Future[Any]] = deque()
         self.transport: asyncio.WriteTransport | None = None
         self.lost: Exception | None = None
+        self.unsent: list[bytes] = []
+        """Commands packed since the loop last ran `flush`."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports are not asyncio.Transport subclasses; a TCP one is writable.
@@ -72,10 +74,18 @@ class _Protocol(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         futures = [loop.create_future() for _ in commands]
         self.waiting.extend(futures)
+        if not self.unsent:
+            # Once the callbacks ready now have run: all the commands they send go out in
+            # one write, and Redis reads them in one go.
+            loop.call_soon(self.flush)
         # (hiredis types its argument as a one-element tuple, whatever the length.)
-        packed = [hiredis.pack_command(tuple(c)) for c in commands]  # type: ignore[arg-type]
-        self.transport.write(b"".join(packed))
+        self.unsent += [hiredis.pack_command(tuple(c)) for c in commands]  # type: ignore[arg-type]
         return futures
+
+    def flush(self) -> None:
+        if self.lost is None and self.transport is not None:
+            self.transport.write(b"".join(self.unsent))
+        self.unsent.clear()
 
 
 class RedisLink:

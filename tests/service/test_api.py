@@ -246,13 +246,14 @@ def test_error_reasons(client: ApiClient) -> None:
         "ListGames",
         api.ListGamesRequest(kind=types.GAME_KIND_CARDS, page_size=1000),
     )
-    expect_error(
-        "INVALID_ARGUMENT",
-        "BAD_PAGE",
-        client,
-        "ListGames",
-        api.ListGamesRequest(kind=types.GAME_KIND_CARDS, page_token="zz"),
-    )
+    for token in ("zz", "nan", "inf", "-1e999"):  # found by the fuzzer: "inf" reached Redis
+        expect_error(
+            "INVALID_ARGUMENT",
+            "BAD_PAGE",
+            client,
+            "ListGames",
+            api.ListGamesRequest(kind=types.GAME_KIND_CARDS, page_token=token),
+        )
 
 
 def test_a_stale_expected_version_is_aborted_with_the_current_version(client: ApiClient) -> None:

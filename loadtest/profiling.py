@@ -6,8 +6,9 @@ Python-only profile would lump under the event loop. Each sample is given to the
 owns the innermost frame a rule recognises, read from the leaf outwards:
 
 - engine: `genial.engine` (decode, apply, encode, view), with the JSON and hashing it calls;
-- Redis client: redis-py and hiredis, and asyncio streams (only redis-py uses them here),
-  with the socket calls beneath them;
+- Redis client: the move path's connection (`service/redis_link.py`), the store's record
+  packing (`pack_record`, `unpack_record`: zlib), redis-py and hiredis, and asyncio streams
+  (only redis-py uses them here), with the socket calls beneath them;
 - serialisation: protobuf (upb and json_format), `service/convert.py`, building the view
   (`GameApp._view`), the service's own JSON (metadata, log entries) and the HTTP gateway's
   body decoding and encoding, and the gRPC response serializer;
@@ -115,6 +116,8 @@ async def record(pid: int, delay: float, seconds: float, out: Path) -> None:
 
 
 def _service_part(module: str, func: str, under_json: bool) -> str:
+    if module == "redis_link" or func in ("pack_record", "unpack_record"):
+        return "Redis client"
     if module == "convert" or func in SERIALISING.get(module, ()):
         return "serialisation"
     if under_json and module in ("app", "http"):

@@ -24,6 +24,7 @@ log = logging.getLogger("genial.limits")
 
 WINDOW_SECONDS = 10.0
 SYNC_SECONDS = 0.1
+MAX_DIGESTS = 100_000
 
 
 class RateLimiter:
@@ -35,6 +36,8 @@ class RateLimiter:
         # Counts on their way to the store: still ours until the store has them.
         self.in_flight: Counter[str] = Counter()
         self.shared: dict[str, int] = {}
+        self.digests: dict[str, str] = {}
+        """Token -> digest: a hash per request showed in profiles. Emptied when it fills."""
 
     def admit(self, token: str | None, address: str | None) -> None:
         """Count one request, or refuse it with RESOURCE_EXHAUSTED and when to retry."""
@@ -42,8 +45,12 @@ class RateLimiter:
         window = int(now // WINDOW_SECONDS)
         keys = []
         if token and self.limits["token"]:
-            # Only a digest of the token is ever kept, here and in Redis.
-            digest = hashlib.sha256(token.encode()).hexdigest()[:24]
+            # Only a digest of the token is ever kept in Redis.
+            digest = self.digests.get(token)
+            if digest is None:
+                if len(self.digests) >= MAX_DIGESTS:
+                    self.digests.clear()
+                digest = self.digests[token] = hashlib.sha256(token.encode()).hexdigest()[:24]
             keys.append((f"token:{digest}:{window}", self.limits["token"]))
         if address and self.limits["address"]:
             keys.append((f"address:{address}:{window}", self.limits["address"]))

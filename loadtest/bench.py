@@ -63,6 +63,8 @@ from . import cluster, httpclient, profiling
 RESULTS = Path(__file__).parent / "results"
 TRANSPORT_LABEL = {"grpc": "grpc", "rest": "http"}
 """The `transport` label of the servers' histograms for each way the generator calls."""
+ELSEWHERE = "MakeMove, each on another worker"
+"""Moves of a game sent to the workers in turn: no worker has the game's last record."""
 MAKE_MOVE_GRPC = f"/{api.DESCRIPTOR.services_by_name['GameService'].full_name}/MakeMove"
 EMPTY_GRPC = "/genial.bench.v1.Bench/Empty"
 EMPTY_PATH = "/bench/empty"
@@ -335,10 +337,13 @@ class GrpcEmpty:
 
 
 class GrpcMove:
-    def __init__(self, channel: grpc.aio.Channel, game: Game, games: Games) -> None:
-        self.call: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
-            MAKE_MOVE_GRPC
-        )
+    """Moves of one game, over one channel, or in turn over several (one a worker): then
+    no move finds the record its worker kept, the worst case for the move path."""
+
+    def __init__(self, channels: list[grpc.aio.Channel], game: Game, games: Games) -> None:
+        self.calls: list[grpc.aio.UnaryUnaryMultiCallable[bytes, bytes]] = [
+            channel.unary_unary(MAKE_MOVE_GRPC) for channel in channels
+        ]
         self.game = game
         self.games = games
 
@@ -349,7 +354,7 @@ class GrpcMove:
             move=SCORE if game.rolled else ROLL,
             request_id=f"m{game.version + 1}",
         )
-        raw = await self.call(
+        raw = await self.calls[game.version % len(self.calls)](
             request.SerializeToString(), metadata=bearer(game.tokens[game.to_move])
         )
         answer = api.MakeMoveResponse.FromString(raw)
@@ -623,7 +628,11 @@ async def slots_for(kind: str, clients: Clients, count: int) -> list[Slot]:
         return [RestEmpty(conn) for conn in await clients.reconnect(count)]
     games = await clients.games.many(count)
     if kind == "grpc move":
-        return [GrpcMove(clients.channel(i), g, clients.games) for i, g in enumerate(games)]
+        return [GrpcMove([clients.channel(i)], g, clients.games) for i, g in enumerate(games)]
+    if kind == "grpc move elsewhere":
+        # channels[w] goes to worker w, for each of the workers
+        elsewhere = clients.channels[: len(clients.deployment.workers)]
+        return [GrpcMove(elsewhere, g, clients.games) for g in games]
     connections = await clients.reconnect(count)
     return [RestMove(conn, g, clients.games) for conn, g in zip(connections, games, strict=True)]
 
@@ -715,7 +724,7 @@ class Session:
     async def once(self, transport: str, call: str, rate: float | None = None) -> Result:
         """One window of one kind of call: at peak, or at `rate` when given."""
         slots = self.options.concurrency
-        kind = f"{transport} {'empty' if call == 'Empty' else 'move'}"
+        kind = f"{transport} " + {"Empty": "empty", ELSEWHERE: "move elsewhere"}.get(call, "move")
         calls = await slots_for(kind, self.clients, slots)
         if rate is None:
             measured = await closed_loop(calls, self.probe, self.options.window)
@@ -775,6 +784,9 @@ async def measure_service(
             await session.once(transport, "MakeMove", peak.rate / 2) for _ in range(options.rounds)
         ]
         results += [median(empties), peak, median(halves)]
+        if transport == "grpc" and len(session.deployment.workers) > 1:
+            elsewhere = [await session.once(transport, ELSEWHERE) for _ in range(options.rounds)]
+            results.append(median(elsewhere))
         if options.profile and len(session.deployment.workers) == 1:
             profile = await profile_moves(session, transport)
             if profile is not None:
@@ -1059,15 +1071,19 @@ def report(data: dict[str, Any]) -> str:
         "| --- | --- | ---: | ---: | --- |",
     ]
     for r in rows:
-        if r["call"] != "MakeMove" or r["mode"] != "peak" or r["store"] != "redis":
+        if r["call"] not in ("MakeMove", ELSEWHERE) or r["mode"] != "peak" or r["store"] != "redis":
             continue
         empty = _find(rows, r["transport"], "Empty", r["workers"])
-        half = _find(rows, r["transport"], "MakeMove", r["workers"], "half")
-        server_p99 = f"{half['server']['p99']:.2f} ms" if half["server"] else "-"
+        latency = "-"
+        if r["call"] == "MakeMove":
+            half = _find(rows, r["transport"], "MakeMove", r["workers"], "half")
+            server_p99 = f"{half['server']['p99']:.2f} ms" if half["server"] else "-"
+            latency = f"{half['client']['p99']:.2f} ms / {server_p99}"
+        elsewhere = " (each move on another worker)" if r["call"] == ELSEWHERE else ""
+        transport = r["transport"] + elsewhere
         lines.append(
-            f"| {r['transport']} | {r['workers']} | {r['rate'] / empty['rate']:.2f} | "
-            f"{empty['worker_cpu_ms'] / r['worker_cpu_ms']:.2f} | "
-            f"{half['client']['p99']:.2f} ms / {server_p99} |"
+            f"| {transport} | {r['workers']} | {r['rate'] / empty['rate']:.2f} | "
+            f"{empty['worker_cpu_ms'] / r['worker_cpu_ms']:.2f} | {latency} |"
         )
     lines += [
         "",
@@ -1080,7 +1096,8 @@ def report(data: dict[str, Any]) -> str:
         "| transport | empty call | + the move without Redis | + Redis | = MakeMove (ms) |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
-    for transport in ("grpc", "rest") if any(r["workers"] == 1 for r in rows) else ():
+    one_worker = any(r["workers"] == 1 and r["store"] == "redis" for r in rows)
+    for transport in ("grpc", "rest") if one_worker else ():
         empty = _find(rows, transport, "Empty", 1)["worker_cpu_ms"]
         memory = _find(rows, transport, "MakeMove", 1, store="memory")["worker_cpu_ms"]
         move = _find(rows, transport, "MakeMove", 1)["worker_cpu_ms"]

@@ -301,7 +301,7 @@ class GameApp:
             if not 0 <= seat_bot.seat < request.seats or bots[seat_bot.seat] is not None:
                 raise ApiError(
                     Code.INVALID_ARGUMENT,
-                    Reason.BAD_SEAT,
+                    engine.Reason.BAD_SEAT,
                     f"bot seats are distinct seats 0-{request.seats - 1}",
                 )
             bots[seat_bot.seat] = strength

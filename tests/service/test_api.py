@@ -373,3 +373,19 @@ def test_oversized_requests_are_refused(client: ApiClient) -> None:
 
 def test_engine_kinds_match_the_api() -> None:
     assert set(KINDS) == set(engine.GAMES)
+
+
+def test_bot_seats_outside_the_table_or_twice_are_bad_seats(client: ApiClient) -> None:
+    greedy = types.BOT_STRENGTH_GREEDY
+    for seats in ([2], [-1], [0, 0]):  # found by the fuzzer: this was an INTERNAL error
+        expect_error(
+            "INVALID_ARGUMENT",
+            "BAD_SEAT",
+            client,
+            "CreateGame",
+            api.CreateGameRequest(
+                kind=types.GAME_KIND_DICE,
+                seats=2,
+                bots=[api.SeatBot(seat=s, strength=greedy) for s in seats],
+            ),
+        )

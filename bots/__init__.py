@@ -9,7 +9,9 @@
 
 Three strengths per game: `random` (any legal move), `greedy` (the best immediate
 outcome by the game's rules of thumb), `strong` (a Monte Carlo search over states
-sampled from the view). `genial arena` plays them against each other.
+sampled from the view in the card game; in the dice and tile games, which hide
+nothing but chance, the best move by the exact expectation over the turn's rolls or
+draws). `genial arena` plays them against each other.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from genial.engine import Rng
 
 from . import cards, dice, tiles
-from .base import Bot, GreedyBot, Kit, RandomBot, derive_seed
+from .base import Bot, Kit, RandomBot, RankBot, Search, derive_seed
 from .search import SearchBot
 
 KITS: dict[str, Kit] = {"cards": cards.KIT, "dice": dice.KIT, "tiles": tiles.KIT}
@@ -28,8 +30,9 @@ STRENGTHS: tuple[str, ...] = ("random", "greedy", "strong")
 def make_bot(kind: str, strength: str, seed: int | bytes, budget: int | None = None) -> Bot:
     """A bot of `strength` for game `kind`, deterministic given `seed`.
 
-    `budget` is the strong bot's number of search iterations per move, by default
-    the game's own (the others ignore it). Raises ValueError for an unknown kind or strength.
+    `budget` is the strong bot's number of search iterations per move in the card
+    game, by default the game's own (the other bots, and the exact strong bots of the
+    dice and tile games, ignore it). Raises ValueError for an unknown kind or strength.
     """
     if kind not in KITS:
         raise ValueError(f"unknown game {kind!r}; one of {sorted(KITS)}")
@@ -37,10 +40,12 @@ def make_bot(kind: str, strength: str, seed: int | bytes, budget: int | None = N
     if strength == "random":
         return RandomBot(rng)
     if strength == "greedy":
-        return GreedyBot(KITS[kind])
+        return RankBot(KITS[kind].rank)
     if strength == "strong":
         kit = KITS[kind]
-        return SearchBot(kit, rng, kit.budget if budget is None else budget)
+        if not isinstance(kit.strong, Search):
+            return RankBot(kit.strong)
+        return SearchBot(kit, kit.strong, rng, kit.strong.budget if budget is None else budget)
     raise ValueError(f"unknown strength {strength!r}; one of {STRENGTHS}")
 
 

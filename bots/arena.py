@@ -47,7 +47,8 @@ class Match:
     games: int
     seed: int
     budget: int | None = None
-    """The strong bot's search iterations per move; None: each game's default."""
+    """The card game's strong bot's search iterations per move; None: its default. The
+    strong bots of the dice and tile games compute exactly and have no budget."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--budget",
         type=int,
         default=None,
-        help="search iterations per move of the strong bot (default: the game's own)",
+        help="search iterations per move of the card game's strong bot (default: 8)",
     )
 
 

@@ -64,6 +64,23 @@ def progress(rows: Sequence[int], goal: int, weakest: float) -> float:
 
 
 @dataclass(frozen=True)
+class Search:
+    """How the strong bot of a game with hidden cards searches (`bots/search.py`).
+
+    `plan` orders its candidates (greedy's order, or a better one the game can
+    afford); `full_round` runs its playouts until the seat's next turn (False: to
+    the end of its own turn); `budget` is its default number of iterations;
+    `caution` is how many standard errors a candidate must gain over the plan's
+    first move to be chosen instead.
+    """
+
+    plan: Callable[[View, Sequence[Move]], list[Move]]
+    full_round: bool
+    budget: int
+    caution: float
+
+
+@dataclass(frozen=True)
 class Kit:
     """What the generic bots need to know of one game.
 
@@ -71,25 +88,17 @@ class Kit:
     the search bot); `rank` orders legal moves best first by the greedy rules of
     the game (a stable order, so ties keep the engine's order); `rows` and
     `goal` give each seat's six counts and their target for the evaluation;
-    `weakest` is the extra weight of the lowest count. For the search bot: `plan`
-    orders its candidates (greedy's order, or a better one the game can afford);
-    `full_round` runs its playouts until the seat's next turn (False: to the end of
-    its own turn); `budget` is its default number of iterations; `caution` is how
-    many standard errors a candidate must gain over the plan's first move to be
-    chosen instead; `exposure` is what
-    a position leaves the other players, taken off its evaluation.
+    `weakest` is the extra weight of the lowest count. `strong` is how the strong
+    bot plays: a `Search` over sampled states where the view hides cards, or an
+    exact ranking where only chance is unknown (best first, like `rank`).
     """
 
     sample: Callable[[View, Rng], GameState]
     rank: Callable[[View, Sequence[Move]], list[Move]]
-    plan: Callable[[View, Sequence[Move]], list[Move]]
     rows: Callable[[GameState], list[list[int]]]
     goal: Callable[[GameState], int]
     weakest: float
-    full_round: bool
-    budget: int
-    caution: float
-    exposure: Callable[[GameState, int], float] = lambda _state, _seat: 0.0
+    strong: Search | Callable[[View, Sequence[Move]], list[Move]]
 
 
 class RandomBot:
@@ -102,14 +111,14 @@ class RandomBot:
         return legal_moves[self.rng.below(len(legal_moves))]
 
 
-class GreedyBot:
-    """The move the game's greedy rules rank first."""
+class RankBot:
+    """The move a ranking puts first: the greedy rules, or a game's exact strong ranking."""
 
-    def __init__(self, kit: Kit) -> None:
-        self.kit = kit
+    def __init__(self, rank: Callable[[View, Sequence[Move]], list[Move]]) -> None:
+        self.rank = rank
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
-        return self.kit.rank(view, legal_moves)[0]
+        return self.rank(view, legal_moves)[0]
 
 
 def state_from_view(

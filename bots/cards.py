@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from genial.engine import COLORS, CardGame, GameState, Move, Rng, View
 from genial.engine.cards import CARD_INDEX, COPIES, GOAL_COLUMN, LAST_COLUMN, PAIRS, area_cap
 
-from .base import Kit, shuffle, state_from_view
+from .base import Kit, Search, shuffle, state_from_view
 
 WEAKEST = 2.0
 """Extra weight of the lowest marker: it decides the rank and, through the area rule,
@@ -106,11 +106,8 @@ def rows(state: GameState) -> list[list[int]]:
 KIT = Kit(
     sample=sample,
     rank=rank,
-    plan=rank,
     rows=rows,
     goal=lambda _state: GOAL_COLUMN,
     weakest=WEAKEST,
-    full_round=True,
-    caution=1.0,
-    budget=8,
+    strong=Search(plan=rank, full_round=True, budget=8, caution=1.0),
 )

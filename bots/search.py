@@ -1,14 +1,17 @@
-"""The strong bot: determinised flat Monte Carlo over the greedy bot's best moves.
+"""The strong bot of the card game: determinised flat Monte Carlo over greedy's best moves.
 
-For each of `budget` iterations the bot samples a full state consistent with its
-view (the other hands and every future draw are the sample's, never the real
-game's), plays each candidate move on that same sample, lets every seat continue
-with the greedy rules to the end of its turn or round the table (`Kit.full_round`),
-and scores the position reached. All candidates meet the same sample in an
+The card game hides the other hands and the deck, so its strong bot searches
+states sampled from its view (the dice and tile games hide nothing but chance,
+which their strong rankings average exactly: `dice.strong`, `tiles.strong`). For
+each of `budget` iterations the bot samples a full state consistent with its view
+(the other hands and every future draw are the sample's, never the real game's),
+plays each candidate move on that same sample, lets every seat continue with the
+greedy rules to the end of its turn or round the table (`Search.full_round`), and
+scores the position reached. All candidates meet the same sample in an
 iteration, so luck of the draw cancels out of their comparison. The candidates are
-the `WIDTH` best moves in the game's plan (greedy's order, or the dice game's exact
-stopping rule): the search corrects the plan where looking ahead shows better (what
-a move leaves for the next players, when to stop revealing), at a small cost per move.
+the `WIDTH` best moves in the game's plan (greedy's order): the search corrects the
+plan where looking ahead shows better (what a move leaves for the next players), at
+a small cost per move.
 
 The budget counts iterations, not seconds, so that a bot's moves depend only on
 its seed and the views it is shown.
@@ -22,7 +25,7 @@ from statistics import mean, stdev
 
 from genial.engine import Event, GameState, Move, Rng, View
 
-from .base import Kit, progress
+from .base import Kit, Search, progress
 
 WIDTH = 4
 WIN = 20.0
@@ -31,15 +34,16 @@ lead in counts can be worth."""
 
 
 class SearchBot:
-    def __init__(self, kit: Kit, rng: Rng, budget: int) -> None:
+    def __init__(self, kit: Kit, search: Search, rng: Rng, budget: int) -> None:
         if budget < 2:
             raise ValueError("the search budget is at least two iterations")
         self.kit = kit
+        self.search = search
         self.rng = rng
         self.budget = budget
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
-        candidates = self.kit.plan(view, legal_moves)[:WIDTH]
+        candidates = self.search.plan(view, legal_moves)[:WIDTH]
         if len(candidates) == 1:
             return candidates[0]
         seat: int = view["viewer"]
@@ -58,7 +62,7 @@ class SearchBot:
             gain = mean(d)
             # Leave the plan's choice only for a gain clear of the sampling noise: the best
             # of several noisy means is biased upwards, and most of all at chance moves.
-            if gain > best_gain and gain > self.kit.caution * stdev(d) / sqrt(len(d)):
+            if gain > best_gain and gain > self.search.caution * stdev(d) / sqrt(len(d)):
                 best, best_gain = i, gain
         return candidates[best]
 
@@ -76,7 +80,7 @@ class SearchBot:
             if to_move != mover:
                 mover = to_move
                 turns += 1
-                if turns >= (state.seats if self.kit.full_round else 1):
+                if turns >= (state.seats if self.search.full_round else 1):
                     return self.evaluate(state, seat)
             move = self.kit.rank(state.view(to_move), state.legal_moves())[0]
             state, events = state.apply(to_move, move)
@@ -85,13 +89,12 @@ class SearchBot:
         """The seat's progress less that of the best other seat."""
         goal = self.kit.goal(state)
         values = [progress(rows, goal, self.kit.weakest) for rows in self.kit.rows(state)]
-        lead = values[seat] - max(v for s, v in enumerate(values) if s != seat)
-        return lead - self.kit.exposure(state, seat)
+        return values[seat] - max(v for s, v in enumerate(values) if s != seat)
 
     @staticmethod
     def result(event: Event, seat: int) -> float:
         """A finished round: won or not, and by how many points (the round's own measure
-        of the lowest colour, or the winner's bonus in the dice game)."""
+        of the lowest colour)."""
         points: list[int] = event["points"]
         lead = points[seat] - max(p for s, p in enumerate(points) if s != seat)
         return (WIN if event["ranks"][seat] == 1 else -WIN) + lead

@@ -9,7 +9,8 @@ owns the innermost frame a rule recognises, read from the leaf outwards:
 - Redis client: the move path's connection (`service/redis_link.py`), the store's record
   packing (`pack_record`, `unpack_record`: zlib), redis-py and hiredis, and asyncio streams
   (only redis-py uses them here), with the socket calls beneath them;
-- serialisation: protobuf (upb and json_format), `service/convert.py`, building the view
+- serialisation: protobuf (upb and json_format), `service/convert.py`,
+  `service/json_codec.py`, building the view
   (`GameApp._view`), the service's own JSON (metadata, log entries) and the HTTP gateway's
   body decoding and encoding, and the gRPC response serializer;
 - transport: the gRPC core and `grpc.aio`, uvicorn, httptools and Litestar, and the
@@ -118,7 +119,7 @@ async def record(pid: int, delay: float, seconds: float, out: Path) -> None:
 def _service_part(module: str, func: str, under_json: bool) -> str:
     if module == "redis_link" or func in ("pack_record", "unpack_record"):
         return "Redis client"
-    if module == "convert" or func in SERIALISING.get(module, ()):
+    if module in ("convert", "json_codec") or func in SERIALISING.get(module, ()):
         return "serialisation"
     if under_json and module in ("app", "http"):
         return "serialisation"

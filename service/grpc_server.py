@@ -90,6 +90,8 @@ def decoded(request: Message | Undecodable) -> Message:
 
 
 def _unary(method: str, call: Handler, admit: Admit) -> Callable[..., Awaitable[Message]]:
+    latency = METRICS.latency.labels("grpc", method)  # looked up once
+
     async def handle(request: Message | Undecodable, context: grpc.aio.ServicerContext) -> Message:
         start = time.perf_counter()
         try:
@@ -102,7 +104,7 @@ def _unary(method: str, call: Handler, admit: Admit) -> Callable[..., Awaitable[
             await context.abort_with_status(grpc_status(err))
             raise AssertionError("abort_with_status raises") from None
         finally:
-            METRICS.latency.labels("grpc", method).observe(time.perf_counter() - start)
+            latency.observe(time.perf_counter() - start)
 
     return handle
 

@@ -142,6 +142,8 @@ async def bench_empty(request: Request[Any, Any, Any]) -> Response[bytes]:
 def _unary(
     route: Route, call: Handler, limit: int, admit: Admit
 ) -> Callable[[Request[Any, Any, Any]], Awaitable[Response[bytes]]]:
+    latency = METRICS.latency.labels("http", route.method.name)  # looked up once
+
     async def handle(request: Request[Any, Any, Any]) -> Response[bytes]:
         start = time.perf_counter()
         try:
@@ -153,7 +155,7 @@ def _unary(
         except Exception as exc:
             return _error(_refused(exc))
         finally:
-            METRICS.latency.labels("http", route.method.name).observe(time.perf_counter() - start)
+            latency.observe(time.perf_counter() - start)
 
     return handle
 

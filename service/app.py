@@ -308,7 +308,7 @@ class GameApp:
         meta = Meta(
             kind=kind,
             seats=request.seats,
-            created=round(time.time(), 3),
+            created=time.time(),  # full precision: it orders the lobby's pages
             names=[f"{b} bot" if b else None for b in bots],
             tokens=[None] * request.seats,
             bots=bots,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import grpc
@@ -18,6 +18,7 @@ from genial.client.errors import STATUS_DETAILS_KEY
 from genial.v1 import dice_pb2 as dice
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
+from tests.service.conftest import start_worker, stop_worker
 
 KINDS: list[Kind] = ["cards", "dice", "tiles"]
 QUICK = RetryPolicy(initial_backoff=0.001, max_backoff=0.005)
@@ -183,3 +184,34 @@ async def test_retries_stop(target: str, reason: str, tries: int) -> None:
             await seat.move((await seat.legal_moves())[0])
         assert refused.value.reason == reason
         assert len(refuse.sent) == tries
+
+
+@pytest.fixture(scope="module")
+def limited_target() -> Iterator[str]:
+    worker = start_worker("", "--rate-limit-token", "20")
+    yield f"127.0.0.1:{worker.grpc_port}"
+    stop_worker(worker)
+
+
+async def test_a_rate_limited_call_waits_for_retry_after_or_raises(limited_target: str) -> None:
+    async with GenialClient.connect(limited_target, retry=QUICK) as client:
+        seat = await dice_game(client)
+        started = asyncio.get_running_loop().time()
+        # 45 reads with one token, over a limit of 20 a window (even if they straddle two
+        # windows): some wait for the next one.
+        for _ in range(45):
+            await seat.view()
+        assert asyncio.get_running_loop().time() - started >= 0.5
+    impatient = RetryPolicy(max_rate_limit_wait=0)
+    async with GenialClient.connect(limited_target, retry=impatient) as client:
+        seat = await dice_game(client)
+
+        async def read_45_times() -> None:
+            for _ in range(45):
+                await seat.view()
+
+        with pytest.raises(GenialError) as refused:
+            await read_45_times()
+        assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert refused.value.reason == "RATE_LIMITED"
+        assert 1 <= int(refused.value.metadata["retry_after"]) <= 10

@@ -34,6 +34,7 @@ DEFAULT_TARGET = "localhost:50051"
 RETRIED_ALWAYS = {grpc.StatusCode.ABORTED}
 RETRIED_WHEN_IDEMPOTENT = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
 STALE_VERSION = "STALE_VERSION"
+RATE_LIMITED = "RATE_LIMITED"
 
 
 def kind_value(kind: Kind) -> str:
@@ -62,6 +63,10 @@ class RetryPolicy:
 
     ABORTED with reason STALE_VERSION is never retried: the game moved on since the move
     was chosen, and only the caller can tell whether it still makes sense.
+
+    A call refused by a rate limit (RESOURCE_EXHAUSTED, reason RATE_LIMITED) was not run,
+    so any call goes again once the service's `retry_after` has passed, if that is at most
+    `max_rate_limit_wait` seconds.
     """
 
     attempts: int = 5
@@ -72,12 +77,30 @@ class RetryPolicy:
     """The longest wait between two tries."""
     multiplier: float = 2.0
     """How much the longest wait grows with each retry."""
+    max_rate_limit_wait: float = 10.0
+    """The longest `retry_after` worth waiting for (0: a rate-limited call raises at once)."""
 
     def backoff(self, retry: int) -> float:
         """Seconds to wait before retry number `retry` (1 for the first). Full jitter: the
         clients that collided once spread out instead of colliding again."""
         ceiling = min(self.max_backoff, self.initial_backoff * self.multiplier ** (retry - 1))
         return random.uniform(0, ceiling)
+
+    def delay(self, error: GenialError, retry: int, idempotent: bool) -> float | None:
+        """Seconds to wait before retry number `retry` of a call that failed with `error`;
+        None when it is not retried."""
+        if error.code == grpc.StatusCode.RESOURCE_EXHAUSTED and error.reason == RATE_LIMITED:
+            try:
+                wait = float(error.metadata["retry_after"])
+            except (KeyError, ValueError):
+                return None
+            fits = retry < self.attempts and 0 <= wait <= self.max_rate_limit_wait
+            # A little past the window's end, spread out: clients refused together
+            # should not all come back at the same instant.
+            return wait + random.uniform(0, self.initial_backoff) if fits else None
+        if not self.should_retry(error, retry, idempotent):
+            return None
+        return self.backoff(retry)
 
     def should_retry(self, error: GenialError, retry: int, idempotent: bool) -> bool:
         """Whether a call that failed with `error` gets retry number `retry`."""
@@ -166,9 +189,10 @@ class GenialClient:
             except aio.AioRpcError as err:
                 error = GenialError.from_rpc_error(err)
                 retry += 1
-                if not self.retry.should_retry(error, retry, idempotent):
+                delay = self.retry.delay(error, retry, idempotent)
+                if delay is None:
                     raise error from None
-            await asyncio.sleep(self.retry.backoff(retry))
+            await asyncio.sleep(delay)
 
     async def create(
         self,

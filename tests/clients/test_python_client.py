@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
@@ -196,22 +197,26 @@ def limited_target() -> Iterator[str]:
 async def test_a_rate_limited_call_waits_for_retry_after_or_raises(limited_target: str) -> None:
     async with GenialClient.connect(limited_target, retry=QUICK) as client:
         seat = await dice_game(client)
-        started = asyncio.get_running_loop().time()
-        # 45 reads with one token, over a limit of 20 a window (even if they straddle two
-        # windows): some wait for the next one.
-        for _ in range(45):
+        # The service counts in windows of 10 s: start early in one, so that 30 reads with
+        # one token (over a limit of 20) all fall in it, and the 21st waits for the next.
+        phase = time.time() % 10
+        if phase > 6:
+            await asyncio.sleep(10.1 - phase)
+        started = time.monotonic()
+        for _ in range(30):
             await seat.view()
-        assert asyncio.get_running_loop().time() - started >= 0.5
+        assert time.monotonic() - started >= 0.5
+    # Now early in a window again: 30 reads of a client told not to wait.
     impatient = RetryPolicy(max_rate_limit_wait=0)
     async with GenialClient.connect(limited_target, retry=impatient) as client:
         seat = await dice_game(client)
 
-        async def read_45_times() -> None:
-            for _ in range(45):
+        async def read_30_times() -> None:
+            for _ in range(30):
                 await seat.view()
 
         with pytest.raises(GenialError) as refused:
-            await read_45_times()
+            await read_30_times()
         assert refused.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert refused.value.reason == "RATE_LIMITED"
         assert 1 <= int(refused.value.metadata["retry_after"]) <= 10

@@ -46,7 +46,9 @@ const STRENGTHS: Record<Strength, BotStrength> = {
  * and joinGame is safe to repeat: reads change nothing, and each move carries a request id,
  * so the service applies it once however often it is sent. ABORTED with reason
  * STALE_VERSION is never retried: the game moved on since the move was chosen, and only the
- * caller can tell whether it still makes sense.
+ * caller can tell whether it still makes sense. A call refused by a rate limit
+ * (RESOURCE_EXHAUSTED, reason RATE_LIMITED) was not run, so any call goes again once the
+ * service's `retry_after` has passed, if that is at most `maxRateLimitWaitMs`.
  */
 export interface RetryPolicy {
   /** Tries in all, the first included. */
@@ -57,6 +59,8 @@ export interface RetryPolicy {
   maxBackoffMs: number;
   /** How much the longest wait grows with each retry. */
   multiplier: number;
+  /** The longest `retry_after` worth waiting for, in milliseconds (0: throw at once). */
+  maxRateLimitWaitMs: number;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = {
@@ -64,6 +68,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
   initialBackoffMs: 50,
   maxBackoffMs: 2000,
   multiplier: 2,
+  maxRateLimitWaitMs: 10_000,
 };
 
 /** Options of a GenialClient. */
@@ -135,20 +140,35 @@ export class GenialClient {
   /** Calls `call`, retried as the policy allows; a refusal throws GenialError. */
   private async call<T>(call: () => Promise<T>, idempotent = true): Promise<T> {
     for (let retry = 1; ; retry++) {
+      let delay: number | undefined;
       try {
         return await call();
       } catch (err) {
         const error = GenialError.from(err);
-        if (!this.shouldRetry(error, retry, idempotent)) {
+        delay = this.delay(error, retry, idempotent);
+        if (delay === undefined) {
           throw error;
         }
       }
-      // Full jitter: clients that collided once spread out instead of colliding again.
-      const { initialBackoffMs, maxBackoffMs, multiplier } = this.retry;
-      await sleep(
-        Math.random() * Math.min(maxBackoffMs, initialBackoffMs * multiplier ** (retry - 1)),
-      );
+      await sleep(delay);
     }
+  }
+
+  /** Milliseconds before retry number `retry` of a call that failed with `error`, if any. */
+  private delay(error: GenialError, retry: number, idempotent: boolean): number | undefined {
+    const { initialBackoffMs, maxBackoffMs, multiplier, maxRateLimitWaitMs } = this.retry;
+    if (error.code === Code.ResourceExhausted && error.reason === "RATE_LIMITED") {
+      const waitMs = Number(error.metadata.retry_after) * 1000;
+      const fits = retry < this.retry.attempts && waitMs >= 0 && waitMs <= maxRateLimitWaitMs;
+      // A little past the window's end, spread out: clients refused together should not
+      // all come back at the same instant.
+      return fits ? waitMs + Math.random() * initialBackoffMs : undefined;
+    }
+    if (!this.shouldRetry(error, retry, idempotent)) {
+      return undefined;
+    }
+    // Full jitter: clients that collided once spread out instead of colliding again.
+    return Math.random() * Math.min(maxBackoffMs, initialBackoffMs * multiplier ** (retry - 1));
   }
 
   private shouldRetry(error: GenialError, retry: number, idempotent: boolean): boolean {

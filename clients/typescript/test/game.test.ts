@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 
@@ -144,6 +145,53 @@ suite("gRPC", 2, (server) => {
   return [client, close];
 });
 suite("REST", 1, (server) => [GenialClient.rest(server.httpUrl), () => {}]);
+
+test("a rate-limited call waits for retry_after, or throws when told not to wait", async () => {
+  const limited = await startServer(["--rate-limit-token", "20"]);
+  const grpc = connectGrpc(limited.grpcUrl);
+  const rest = GenialClient.rest(limited.httpUrl);
+  try {
+    const seats = await Promise.all(
+      [grpc.client, rest].map(async (client) => {
+        const game = await client.create("dice", { bots: { 1: "random" } });
+        return client.join(game.gameId, "Ada", 0);
+      }),
+    );
+    // The service counts in windows of 10 s: start early in one, so that 30 reads with one
+    // token (over a limit of 20) all fall in it, and the 21st waits for the next.
+    const phase = Date.now() % 10_000;
+    if (phase > 6_000) {
+      await sleep(10_100 - phase);
+    }
+    await Promise.all(
+      seats.map(async (seat, i) => {
+        const started = Date.now();
+        for (let read = 0; read < 30; read++) {
+          await seat.view();
+        }
+        assert.ok(Date.now() - started >= 500, `${["gRPC", "REST"][i]}: the reads waited`);
+      }),
+    );
+    // Now early in a window again: 30 reads of a client told not to wait.
+    const impatient = GenialClient.rest(limited.httpUrl, { retry: { maxRateLimitWaitMs: 0 } });
+    const game = await impatient.create("dice", { bots: { 1: "random" } });
+    const seat = await impatient.join(game.gameId, "Ada", 0);
+    let refused: unknown;
+    for (let read = 0; read < 30 && refused === undefined; read++) {
+      refused = await seat.view().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    }
+    assert.ok(refused instanceof GenialError);
+    assert.equal(refused.code, Code.ResourceExhausted);
+    assert.equal(refused.reason, "RATE_LIMITED");
+    assert.ok(Number(refused.metadata.retry_after) >= 1);
+  } finally {
+    grpc.close();
+    await limited.stop();
+  }
+});
 
 test("the README's first game runs", async () => {
   const example = new URL("../examples/first-move.ts", import.meta.url).pathname;

@@ -50,9 +50,11 @@ async function waitForPort(port: number, worker: ChildProcess, seconds = 20): Pr
   throw new Error(`nothing listens on port ${port}`);
 }
 
-export async function startServer(): Promise<Server> {
+/** A worker of the tests' own; `serveArgs` go to `genial serve` (and then one is always
+ * started, whatever GENIAL_GRPC_URL says). */
+export async function startServer(serveArgs: string[] = []): Promise<Server> {
   const { GENIAL_GRPC_URL: grpcUrl, GENIAL_HTTP_URL: httpUrl } = process.env;
-  if (grpcUrl && httpUrl) {
+  if (grpcUrl && httpUrl && serveArgs.length === 0) {
     return { grpcUrl, httpUrl, stop: async () => {} };
   }
   const [grpcPort, httpPort] = [await freePort(), await freePort()];
@@ -68,6 +70,7 @@ export async function startServer(): Promise<Server> {
       `${grpcPort}`,
       "--http-port",
       `${httpPort}`,
+      ...serveArgs,
     ],
     {
       env: {

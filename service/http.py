@@ -240,8 +240,16 @@ async def _events(
         stopping.cancel()
         if following is not None and not following.done():
             following.cancel()  # the watch, waiting for the next entry, ends in its own task
+            # It may end with an error rather than cancelled (a Redis read interrupted
+            # mid-way): nobody is left to hear it, and asyncio would log it as unretrieved.
+            following.add_done_callback(_discard_outcome)
         else:
             await answers.aclose()
+
+
+def _discard_outcome(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _frame(event: str, data: bytes, event_id: str | None = None) -> bytes:

@@ -91,6 +91,8 @@ class _Protocol(asyncio.Protocol):
 class RedisLink:
     """A multiplexed connection to one Redis server (`redis://` or `rediss://` URLs)."""
 
+    SCHEMES = ("redis", "rediss")
+
     def __init__(
         self,
         host: str,
@@ -112,7 +114,7 @@ class RedisLink:
     @classmethod
     def from_url(cls, url: str, timeout: float) -> RedisLink:
         parts = urlsplit(url)
-        if parts.scheme not in ("redis", "rediss"):
+        if parts.scheme not in cls.SCHEMES:
             raise ValueError(f"the move path's connection needs a redis:// URL, not {url!r}")
         return cls(
             parts.hostname or "localhost",

@@ -18,6 +18,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -407,7 +408,7 @@ class RedisStore:
     """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
     The move path (read, write, create) goes through `commands`: a `RedisLink` on
-    standalone Redis, redis-py's cluster client on Cluster. Everything else (logs,
+    standalone Redis over TCP, redis-py's client on Cluster and Unix sockets. Everything else (logs,
     lobby, schedule, counters) goes through redis-py.
     """
 
@@ -441,10 +442,12 @@ class RedisStore:
                 RedisCluster.from_url(url, socket_connect_timeout=timeout),
                 ClientCommands(client),
             )
+        client = aioredis.from_url(url, **options)  # type: ignore[arg-type]
+        lean = urlsplit(url).scheme in RedisLink.SCHEMES  # unix:// stays with redis-py
         return cls(
-            aioredis.from_url(url, **options),  # type: ignore[arg-type]
+            client,
             aioredis.from_url(url, socket_connect_timeout=timeout, max_connections=1024),
-            RedisLink.from_url(url, timeout),
+            RedisLink.from_url(url, timeout) if lean else ClientCommands(client),
         )
 
     async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:

@@ -7,6 +7,7 @@ import random
 import secrets
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -14,6 +15,7 @@ import redis
 from genial import engine
 from genial.service.app import Meta, hash_token
 from genial.service.store import Entry, GameStore, MemoryStore, Record, RedisStore, Write
+from tests.conftest import start_redis
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -210,3 +212,22 @@ async def test_a_live_game_takes_under_a_kibibyte(redis_url: str) -> None:
     assert len(largest) > 800  # a realistic worst case
     assert size is not None
     assert size < 1024, size
+
+
+async def test_a_unix_socket_redis_url(tmp_path: Path) -> None:
+    """unix:// URLs are redis-py's (the lean connection speaks TCP): the same move path."""
+    socket_path = tmp_path / "redis.sock"
+    proc, _ = start_redis(tmp_path, "--unixsocket", str(socket_path), "--unixsocketperm", "700")
+    try:
+        store = RedisStore.from_url(f"unix://{socket_path}?db=0")
+        game = gid()
+        assert await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+        assert (await store.write(game, move(0, 1, "req-1"))).ok
+        assert (await store.write(game, move(1, 2, "req-1"))).duplicate_version == 1
+        record, done = await store.read(game, "req-1")
+        assert record is not None
+        assert (record.version, done) == (1, 1)
+        await store.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -20,7 +20,7 @@ import ssl
 from collections import deque
 from collections.abc import Sequence
 from typing import Any, cast
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -92,6 +92,7 @@ class RedisLink:
     """A multiplexed connection to one Redis server (`redis://` or `rediss://` URLs)."""
 
     SCHEMES = ("redis", "rediss")
+    """URL schemes it speaks (TCP, with or without TLS)."""
 
     def __init__(
         self,
@@ -112,14 +113,22 @@ class RedisLink:
         self._connecting: asyncio.Lock | None = None
 
     @classmethod
-    def from_url(cls, url: str, timeout: float) -> RedisLink:
+    def understands(cls, url: str) -> bool:
+        """Whether this connection can follow every part of `url` as redis-py would: TCP,
+        and of the query only `db` (redis-py takes many more options there)."""
         parts = urlsplit(url)
-        if parts.scheme not in cls.SCHEMES:
-            raise ValueError(f"the move path's connection needs a redis:// URL, not {url!r}")
+        return parts.scheme in cls.SCHEMES and set(parse_qs(parts.query)) <= {"db"}
+
+    @classmethod
+    def from_url(cls, url: str, timeout: float) -> RedisLink:
+        if not cls.understands(url):
+            raise ValueError(f"the move path's connection cannot follow {url!r}")
+        parts = urlsplit(url)
+        query = parse_qs(parts.query)
         return cls(
             parts.hostname or "localhost",
             parts.port or 6379,
-            db=int(parts.path.strip("/") or 0),
+            db=int(query["db"][0] if "db" in query else parts.path.strip("/") or 0),
             username=unquote(parts.username) if parts.username else None,
             password=unquote(parts.password) if parts.password else None,
             tls=parts.scheme == "rediss",

@@ -18,7 +18,6 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -408,7 +407,8 @@ class RedisStore:
     """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
     The move path (read, write, create) goes through `commands`: a `RedisLink` on
-    standalone Redis over TCP, redis-py's client on Cluster and Unix sockets. Everything else (logs,
+    standalone Redis over TCP, redis-py's client on Cluster, Unix sockets and URLs with
+    options the link does not follow. Everything else (logs,
     lobby, schedule, counters) goes through redis-py.
     """
 
@@ -443,7 +443,8 @@ class RedisStore:
                 ClientCommands(client),
             )
         client = aioredis.from_url(url, **options)  # type: ignore[arg-type]
-        lean = urlsplit(url).scheme in RedisLink.SCHEMES  # unix:// stays with redis-py
+        # unix:// and URLs with options stay with redis-py, which follows them all.
+        lean = RedisLink.understands(url)
         return cls(
             client,
             aioredis.from_url(url, socket_connect_timeout=timeout, max_connections=1024),

@@ -82,3 +82,15 @@ async def test_a_frozen_server_times_out_and_a_restarted_one_is_reconnected(
         proc.send_signal(signal.SIGCONT)
         proc.terminate()
         proc.wait(10)
+
+
+def test_it_follows_a_url_only_where_it_can_follow_all_of_it() -> None:
+    assert RedisLink.understands("redis://127.0.0.1:6379/2")
+    assert RedisLink.understands("rediss://user:pw@redis.example:6380?db=3")
+    assert RedisLink.from_url("redis://h:1/2", timeout=1).db == 2
+    assert RedisLink.from_url("redis://h:1?db=3", timeout=1).db == 3
+    assert RedisLink.from_url("redis://u%40x:p%3Aw@h:1", timeout=1).password == "p:w"
+    assert not RedisLink.understands("unix:///run/redis.sock")
+    assert not RedisLink.understands("redis://h:1/0?socket_keepalive=true")
+    with pytest.raises(ValueError, match="cannot follow"):
+        RedisLink.from_url("unix:///run/redis.sock", timeout=1)

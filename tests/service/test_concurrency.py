@@ -101,3 +101,40 @@ def test_racing_clients_lose_no_move_and_apply_none_twice(
         assert final.status == types.GAME_STATUS_FINISHED
     assert total > PROCESSES * ATTEMPTS // 4, "the race made progress"
     client.close()
+
+
+def test_a_worker_whose_kept_record_is_old_decides_on_the_game_as_it_is(
+    redis_worker: Worker, second_worker: Worker
+) -> None:
+    """Worker A keeps the record it wrote; worker B moves the game on. Every move sent to A
+    after that is judged on the game as it is, never on A's old record: the right seat
+    moves, the version it expects is the current one, and a retried request id is known."""
+    first, second = GrpcClient(redis_worker.grpc_port), GrpcClient(second_worker.grpc_port)
+    table = open_table(first, "dice", 2)
+    roll = convert.proto_move("dice", {"type": "roll"})
+    score = convert.proto_move("dice", {"type": "score", "jokers": []})
+
+    def move(client: GrpcClient, seat: int, made: api.MakeMoveRequest) -> int:
+        made.game_id = table.game_id
+        return int(client.call("MakeMove", made, table.tokens[seat]).version)
+
+    view = first.call("GetGame", api.GetGameRequest(game_id=table.game_id)).view
+    mover = view.to_move
+    assert move(first, mover, api.MakeMoveRequest(move=roll, request_id="a1")) == 1  # A keeps v1
+    assert move(second, mover, api.MakeMoveRequest(move=score, request_id="b2")) == 2  # via B
+    other = 1 - mover
+    # On A's record (v1) it is still the first seat's turn, at version 1: A must look again.
+    assert move(first, other, api.MakeMoveRequest(move=roll, expected_version=2)) == 3
+    assert move(second, other, api.MakeMoveRequest(move=score)) == 4
+    # On A's record (v3) this seat may not roll; on the game (v4) it may, without a version.
+    assert move(first, mover, api.MakeMoveRequest(move=roll)) == 5
+    # A request id B applied is recognised through A: the same answer, nothing applied.
+    assert move(first, mover, api.MakeMoveRequest(move=score, request_id="b2")) == 2
+    # And a move that is illegal now is refused with today's reason.
+    with pytest.raises(CallError) as refused:
+        move(second, other, api.MakeMoveRequest(move=roll))
+    assert (refused.value.code, refused.value.reason) == ("FAILED_PRECONDITION", "NOT_YOUR_TURN")
+    history = first.call("GetHistory", api.GetHistoryRequest(game_id=table.game_id))
+    assert [e.version for e in history.entries] == [1, 2, 3, 4, 5]
+    first.close()
+    second.close()

@@ -231,3 +231,11 @@ async def test_a_unix_socket_redis_url(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+async def test_shared_counters_add_up_and_expire(store: GameStore) -> None:
+    a, b = f"k{secrets.token_hex(4)}", f"k{secrets.token_hex(4)}"
+    assert await store.add_counts({a: 3, b: 1}, ttl=0.3) == {a: 3, b: 1}
+    assert await store.add_counts({a: 2}, ttl=0.3) == {a: 5}  # the first ttl stands
+    await asyncio.sleep(0.5)
+    assert await store.add_counts({a: 1, b: 0}, ttl=10) == {a: 1, b: 0}

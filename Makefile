@@ -85,7 +85,7 @@ ts-lint: $(TS_MODULES)
 
 typecheck: install
 	cd $(DEV) && ../../$(BIN)/mypy --strict -p genial.engine -p genial.bots -p genial.client \
-	  -m genial.service.play
+	  -p genial.service
 
 # tests/clients regenerates every client's code into a temporary folder and compares it
 # with the committed one, which needs protoc and protoc-gen-es.

@@ -4,7 +4,8 @@ An asyncio load generator (uvloop; raw bytes over grpc.aio; a bare HTTP/1.1 clie
 side by side on the same machine and the same private Redis:
 
 - the empty call of the same server: `genial.bench.v1.Bench/Empty` over gRPC and
-  `POST /bench/empty` over HTTP, served by the workers only with `bench_endpoints`;
+  `POST /bench/empty` over HTTP, which only the benchmark's own workers serve
+  (`loadtest.bench_worker`);
 - the raw Redis baseline: the store's own read + compare-and-set cycle (`RedisStore.read`
   and `.write`) with no service around it;
 - `MakeMove` over gRPC and over REST, with 1 and 2 worker processes: the peak rate (a closed
@@ -51,14 +52,17 @@ from google.protobuf.internal import api_implementation
 from prometheus_client.parser import text_string_to_metric_families
 
 from genial import engine
-from genial.service.app import Meta, hash_token
+from genial.service import records
+from genial.service.credentials import token_digest
+from genial.service.records import GameMeta
 from genial.service.routes import ROUTES
-from genial.service.store import Record, RedisStore, Write, unpack_record
+from genial.service.store import Record, Write
+from genial.service.store.redis import RedisStore, unpack_record
 from genial.v1 import dice_pb2, types_pb2
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
 
-from . import cluster, httpclient, profiling
+from . import bench_worker, cluster, httpclient, profiling
 
 RESULTS = Path(__file__).parent / "results"
 TRANSPORT_LABEL = {"grpc": "grpc", "rest": "http"}
@@ -66,8 +70,8 @@ TRANSPORT_LABEL = {"grpc": "grpc", "rest": "http"}
 ELSEWHERE = "MakeMove, each on another worker"
 """Moves of a game sent to the workers in turn: no worker has the game's last record."""
 MAKE_MOVE_GRPC = f"/{api.DESCRIPTOR.services_by_name['GameService'].full_name}/MakeMove"
-EMPTY_GRPC = "/genial.bench.v1.Bench/Empty"
-EMPTY_PATH = "/bench/empty"
+EMPTY_GRPC = bench_worker.GRPC_METHOD
+EMPTY_PATH = bench_worker.HTTP_PATH
 MOVE_ROUTE = next(r for r in ROUTES if r.method.name == "MakeMove")
 ROLL = types_pb2.Move(dice=dice_pb2.DiceMove(roll=dice_pb2.DiceRoll()))
 SCORE = types_pb2.Move(dice=dice_pb2.DiceMove(score=dice_pb2.DiceScore()))
@@ -462,8 +466,8 @@ def sample_record() -> tuple[Record, bytes]:
     state = engine.new_game("dice", 2, rnd.randbytes(16), {"rounds": ROUNDS})
     move = {"type": "roll"}
     _, events = state.apply(state.to_move or 0, move)
-    digest = hash_token("token")
-    meta = Meta(
+    digest = token_digest("token")
+    meta = GameMeta(
         kind="dice",
         seats=2,
         created=round(time.time(), 3),
@@ -472,8 +476,8 @@ def sample_record() -> tuple[Record, bytes]:
         bots=[None, None],
         away=[False, False],
     )
-    entry = json.dumps({"s": 0, "m": move, "e": events}, separators=(",", ":")).encode()
-    return Record(state.encode(), meta.encode(), 0, 0), entry
+    entry = records.encode(records.MoveEntry(0, dict(move), events))
+    return Record(state.encode(), records.encode(meta), 0, 0), entry
 
 
 # ---- running a load -----------------------------------------------------------------------
@@ -707,7 +711,7 @@ async def check_bench_endpoints(deployment: cluster.Cluster) -> None:
         conn.close()
     if status != 200:
         raise SystemExit(
-            f"POST {EMPTY_PATH} answered {status}: this genial has no `bench_endpoints` setting"
+            f"POST {EMPTY_PATH} answered {status}: the workers are not loadtest.bench_worker"
         )
 
 

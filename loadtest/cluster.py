@@ -89,15 +89,15 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def start_worker(redis_url: str, log: Path, env: dict[str, str]) -> Worker:
+def start_worker(redis_url: str, log: Path, env: dict[str, str], module: str) -> Worker:
+    """A worker of `module` (`genial.service.cli serve`, or the benchmark's worker)."""
     grpc_port, http_port = free_port(), free_port()
     with log.open("ab") as out:
         proc = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
-                "genial.service.cli",
-                "serve",
+                *module.split(),
                 "--host",
                 "127.0.0.1",
                 "--grpc-port",
@@ -161,7 +161,6 @@ def running(
         "GENIAL_LOG_LEVEL": "WARNING",
         # Load ends with SIGTERM: nothing is left in flight worth waiting long for.
         "GENIAL_DRAIN_SECONDS": "1",
-        "GENIAL_BENCH_ENDPOINTS": "true" if bench_endpoints else "false",
         # All the load comes from 127.0.0.1, as if from one client: the per-address limit
         # would refuse most of it. The per-token limit stays on.
         "GENIAL_RATE_LIMIT_ADDRESS": "0",
@@ -170,12 +169,14 @@ def running(
         # The benchmark's slots call at ~150/s each with one token, more than any player:
         # the per-token limit still counts every call, out of reach.
         env["GENIAL_RATE_LIMIT_TOKEN"] = "1000000000"
+    # The benchmark's workers serve its empty calls beside the API.
+    module = "loadtest.bench_worker" if bench_endpoints else "genial.service.cli serve"
     with tempfile.TemporaryDirectory(prefix="genial-redis-") as data:
         cluster = Cluster(*start_redis(data)) if redis else Cluster(None)
         try:
             for _ in range(workers):
                 cluster.workers.append(
-                    start_worker(cluster.redis_url, log_dir / "workers.log", env)
+                    start_worker(cluster.redis_url, log_dir / "workers.log", env, module)
                 )
             yield cluster
         finally:

@@ -191,6 +191,16 @@ def kind_enum(kind: str) -> types_pb2.GameKind:
     return _KIND_NUMBERS[kind]
 
 
+_STRENGTH_NUMBERS = cast(
+    dict[str, types_pb2.BotStrength], _enum_strings(types_pb2.BotStrength.DESCRIPTOR)
+)
+
+
+def bot_strength(strength: str) -> types_pb2.BotStrength:
+    """The BotStrength of a built-in bot's strength ("greedy" is BOT_STRENGTH_GREEDY)."""
+    return _STRENGTH_NUMBERS[strength]
+
+
 def kind_name(kind: int) -> str | None:
     """The engine kind of a client's GameKind; None for GAME_KIND_UNSPECIFIED (no game named).
 

@@ -1,14 +1,12 @@
-"""The gRPC transport: every RPC of `genial.v1.GameService` calls the `GameApp` method
-of the same name; this module only decodes the token and maps errors."""
+"""The gRPC transport: every RPC of `genial.v1.GameService` through its `Endpoint`; this module
+only reads the metadata, decodes and writes the status."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import grpc
-from google.protobuf import empty_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -16,27 +14,15 @@ from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
 from .app import GameApp
-from .errors import DOMAIN, ApiError, Code, Reason
-from .metrics import METRICS
-from .transport import (
-    RETRY_AFTER,
-    SERVICE,
-    SERVICE_NAME,
-    Admit,
-    Handler,
-    StreamHandler,
-    as_api_error,
-    bearer_token,
-    message_class,
-    snake,
-)
+from .errors import DOMAIN, RETRY_AFTER, ApiError, Reason
+from .invoke import SERVICE, SERVICE_NAME, Endpoint, endpoints, message_class
 
 
-def bearer(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str | None:
-    """The token of the `authorization` metadata, if any."""
+def authorization(metadata: grpc.aio.Metadata | None) -> str | None:
+    """The `authorization` metadata's value, if any."""
     for key, value in metadata or ():
         if key == "authorization" and isinstance(value, str):
-            return bearer_token(value)
+            return value
     return None
 
 
@@ -46,7 +32,7 @@ def peer_address(peer: str) -> str:
     return address.rsplit(":", 1)[0].strip("[]") if ":" in address else address
 
 
-class _Status(grpc.Status):  # type: ignore[misc]
+class _Status(grpc.Status):
     def __init__(self, code: grpc.StatusCode, details: str, trailing_metadata: Any) -> None:
         self.code, self.details, self.trailing_metadata = code, details, trailing_metadata
 
@@ -71,7 +57,7 @@ class Undecodable:
         self.error = error
 
 
-def decoder(request_class: type[Message]) -> Callable[[bytes], Message | Undecodable]:
+def _decoder(request_class: type[Message]) -> Callable[[bytes], Message | Undecodable]:
     def decode(raw: bytes) -> Message | Undecodable:
         try:
             return request_class.FromString(raw)
@@ -81,95 +67,71 @@ def decoder(request_class: type[Message]) -> Callable[[bytes], Message | Undecod
     return decode
 
 
-def decoded(request: Message | Undecodable) -> Message:
-    if isinstance(request, Undecodable):
-        raise ApiError(
-            Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, f"undecodable request: {request.error}"
-        )
-    return request
+def _decoded(request: Message | Undecodable) -> Callable[[], Awaitable[Message]]:
+    async def decode() -> Message:
+        if isinstance(request, Undecodable):
+            raise ApiError(Reason.BAD_REQUEST, f"undecodable request: {request.error}")
+        return request
+
+    return decode
 
 
-def _unary(method: str, call: Handler, admit: Admit) -> Callable[..., Awaitable[Message]]:
-    latency = METRICS.latency.labels("grpc", method)  # looked up once
+def rpc_handler(
+    endpoint: Endpoint, request_class: type[Message]
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """The gRPC handler of one endpoint (unary, or server-streaming if it streams)."""
+    options: dict[str, Any] = {
+        "request_deserializer": _decoder(request_class),
+        "response_serializer": lambda m: m.SerializeToString(),
+    }
 
-    async def handle(request: Message | Undecodable, context: grpc.aio.ServicerContext) -> Message:
-        start = time.perf_counter()
+    async def unary(
+        request: Message | Undecodable, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> Message:
         try:
-            token = bearer(context.invocation_metadata())
-            admit(token, peer_address(context.peer()))
-            return await call(decoded(request), token)
-        except Exception as exc:
-            err = as_api_error(exc)
-            METRICS.errors.labels("grpc", err.code.name, err.reason).inc()
+            return await endpoint.unary(
+                authorization(context.invocation_metadata()),
+                peer_address(context.peer()),
+                _decoded(request),
+            )
+        except ApiError as err:
             await context.abort_with_status(grpc_status(err))
             raise AssertionError("abort_with_status raises") from None
-        finally:
-            latency.observe(time.perf_counter() - start)
 
-    return handle
-
-
-def _stream(
-    method: str, call: StreamHandler, admit: Admit
-) -> Callable[..., AsyncIterator[Message]]:
-    async def handle(
-        request: Message | Undecodable, context: grpc.aio.ServicerContext
+    async def stream(
+        request: Message | Undecodable, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Message]:
         try:
-            token = bearer(context.invocation_metadata())
-            admit(token, peer_address(context.peer()))
-            async for response in call(decoded(request), token):
-                yield response
-        except Exception as exc:
-            err = as_api_error(exc)
-            METRICS.errors.labels("grpc", err.code.name, err.reason).inc()
+            async for answer in endpoint.stream(
+                authorization(context.invocation_metadata()),
+                peer_address(context.peer()),
+                _decoded(request),
+            ):
+                yield answer
+        except ApiError as err:
             await context.abort_with_status(grpc_status(err))
 
-    return handle
+    if endpoint.streams:
+        return grpc.unary_stream_rpc_method_handler(stream, **options)
+    return grpc.unary_unary_rpc_method_handler(unary, **options)
 
 
 def game_service_handler(app: GameApp) -> grpc.GenericRpcHandler:
     """Handlers for every RPC in the proto's service, built from its descriptor."""
-    handlers: dict[str, grpc.RpcMethodHandler] = {}
-    for method in SERVICE.methods:
-        call = getattr(app, snake(method.name))
-        request_class = message_class(method.input_type)
-        kwargs = {
-            "request_deserializer": decoder(request_class),
-            "response_serializer": lambda m: m.SerializeToString(),
-        }
-        if method.server_streaming:
-            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _stream(method.name, call, app.limiter.admit), **kwargs
-            )
-        else:
-            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                _unary(method.name, call, app.limiter.admit), **kwargs
-            )
+    found = endpoints("grpc", app.limiter, app.unary, app.streams)
+    handlers = {
+        method.name: rpc_handler(found[method.name], message_class(method.input_type))
+        for method in SERVICE.methods
+    }
     return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
 
-BENCH_SERVICE = "genial.bench.v1.Bench"
-
-
-def bench_handler(admit: Admit) -> grpc.GenericRpcHandler:
-    """`genial.bench.v1.Bench/Empty`: an RPC that does nothing, through the same wrapper as
-    every RPC, so that the benchmark (`loadtest/bench.py`) measures this server's cost of a
-    call. Served only with `bench_endpoints`; not part of the API."""
-
-    async def empty(_request: Message, _token: str | None) -> Message:
-        return empty_pb2.Empty()
-
-    method = grpc.unary_unary_rpc_method_handler(
-        _unary("Empty", empty, admit),
-        request_deserializer=decoder(empty_pb2.Empty),
-        response_serializer=lambda m: m.SerializeToString(),
-    )
-    return grpc.method_handlers_generic_handler(BENCH_SERVICE, {"Empty": method})
-
-
 async def start_grpc(
-    app: GameApp, host: str, port: int, max_request_bytes: int
+    app: GameApp,
+    host: str,
+    port: int,
+    max_request_bytes: int,
+    extra_handlers: Iterable[grpc.GenericRpcHandler] = (),
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Start serving; returns the server, the bound port and the health servicer."""
     server = grpc.aio.server(
@@ -179,9 +141,7 @@ async def start_grpc(
             ("grpc.keepalive_time_ms", 30_000),
         ]
     )
-    server.add_generic_rpc_handlers((game_service_handler(app),))
-    if app.settings.bench_endpoints:
-        server.add_generic_rpc_handlers((bench_handler(app.limiter.admit),))
+    server.add_generic_rpc_handlers((game_service_handler(app), *extra_handlers))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

@@ -11,15 +11,15 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any, cast
 from urllib.parse import quote, unquote
 
 import msgspec
 from google.protobuf import json_format
 from google.protobuf.message import Message
-from litestar import Litestar, Request, Response, get, post
+from litestar import Litestar, Request, Response, get
 from litestar.enums import HttpMethod, ScopeType
 from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
 from litestar.handlers import HTTPRouteHandler
@@ -29,20 +29,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from genial.v1 import game_service_pb2 as api
 
-from . import json_codec, openapi
+from . import invoke, json_codec, openapi
 from .app import GameApp
-from .errors import ApiError, Code, Reason
-from .metrics import METRICS
+from .errors import RETRY_AFTER, ApiError, Reason, error_body
 from .routes import ROUTES, VARIABLE, Route
-from .transport import (
-    RETRY_AFTER,
-    Admit,
-    Handler,
-    StreamHandler,
-    as_api_error,
-    bearer_token,
-    snake,
-)
 
 JSON = "application/json"
 MAX_JSON_DEPTH = 32
@@ -68,7 +58,12 @@ DOCS_PAGE = """\
 """
 
 
-def create_app(app: GameApp, max_request_bytes: int, closing: asyncio.Event) -> ASGIApp:
+def create_app(
+    app: GameApp,
+    max_request_bytes: int,
+    closing: asyncio.Event,
+    extra_handlers: Sequence[HTTPRouteHandler] = (),
+) -> ASGIApp:
     """The gateway for `app`, as an ASGI application; setting `closing` ends the streams."""
     document = openapi.render(openapi.document(openapi.load_descriptors())).encode()
 
@@ -81,17 +76,17 @@ def create_app(app: GameApp, max_request_bytes: int, closing: asyncio.Event) -> 
         """Ready while the store answers: a worker without it can serve nothing."""
         if await app.store.ping():
             return Response(b'{"status":"ready"}', media_type=JSON)
-        return _error(ApiError(Code.UNAVAILABLE, Reason.STORE_UNAVAILABLE, "no store"))
+        return _error(ApiError(Reason.STORE_UNAVAILABLE, "no store"))
 
     handlers: list[HTTPRouteHandler] = [openapi_json, docs, healthz, readyz, metrics]
-    if app.settings.bench_endpoints:
-        handlers.append(bench_empty)
+    handlers += extra_handlers
+    found = invoke.endpoints("http", app.limiter, app.unary, app.streams)
     for route in ROUTES:
-        call = getattr(app, snake(route.method.name))
-        if route.method.server_streaming:
-            handle = _stream(route, call, max_request_bytes, closing, app.limiter.admit)
+        endpoint = found[route.method.name]
+        if endpoint.streams:
+            handle = _stream(route, endpoint, max_request_bytes, closing)
         else:
-            handle = _unary(route, call, max_request_bytes, app.limiter.admit)
+            handle = unary_handler(endpoint, partial(_decode, route=route, limit=max_request_bytes))
         path = VARIABLE.sub(r"{\1:str}", route.template)
         # 200 for every answer, as gRPC transcoding has it (Litestar's default for POST is 201).
         route_handler = HTTPRouteHandler(
@@ -123,64 +118,63 @@ async def metrics() -> Response[bytes]:
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
 
-@post("/bench/empty", status_code=200)
-async def bench_empty(request: Request[Any, Any, Any]) -> Response[bytes]:
-    """A route that does nothing but what every API route does around its call (read the
-    body, answer JSON, time it), for the benchmark (`loadtest/bench.py`). Served only with
-    `bench_endpoints`; not part of the API."""
-    start = time.perf_counter()
-    try:
-        await request.body()
-        return Response(b"{}", media_type=JSON)
-    finally:
-        METRICS.latency.labels("http", "Empty").observe(time.perf_counter() - start)
-
-
 # ---- the API ------------------------------------------------------------------------------
 
 
-def _unary(
-    route: Route, call: Handler, limit: int, admit: Admit
+def client_address(request: Request[Any, Any, Any]) -> str | None:
+    return request.client.host if request.client else None
+
+
+RequestDecoder = Callable[[Request[Any, Any, Any]], Awaitable[Message]]
+
+
+def unary_handler(
+    endpoint: invoke.Endpoint, decode: RequestDecoder
 ) -> Callable[[Request[Any, Any, Any]], Awaitable[Response[bytes]]]:
-    latency = METRICS.latency.labels("http", route.method.name)  # looked up once
+    """A route's handler for a unary endpoint whose request `decode` reads."""
 
     async def handle(request: Request[Any, Any, Any]) -> Response[bytes]:
-        start = time.perf_counter()
         try:
-            token = bearer_token(request.headers.get("authorization"))
-            admit(token, request.client.host if request.client else None)
-            message = await _decode(request, route, limit)
-            answer = await call(message, token)
-            return Response(_encode(answer), media_type=JSON)
-        except Exception as exc:
-            return _error(_refused(exc))
-        finally:
-            latency.observe(time.perf_counter() - start)
+            answer = await endpoint.unary(
+                request.headers.get("authorization"),
+                client_address(request),
+                lambda: decode(request),
+            )
+        except ApiError as err:
+            return _error(err)
+        return Response(encode(answer), media_type=JSON)
 
     return handle
 
 
 def _stream(
-    route: Route, call: StreamHandler, limit: int, closing: asyncio.Event, admit: Admit
+    route: Route, endpoint: invoke.Endpoint, limit: int, closing: asyncio.Event
 ) -> Callable[[Request[Any, Any, Any]], Awaitable[Response[Any]]]:
     """WatchGame's answers as Server-Sent Events, resumable with Last-Event-ID."""
     if "from_version" not in route.method.input_type.fields_by_name:
         raise ValueError(f"{route.method.name}: a stream needs from_version to resume")
 
     async def handle(request: Request[Any, Any, Any]) -> Response[Any]:
-        try:
-            token = bearer_token(request.headers.get("authorization"))
-            admit(token, request.client.host if request.client else None)
-            message = await _decode(request, route, limit)
+        skip = 0
+
+        async def decode() -> Message:
+            nonlocal skip
+            message = await _decode(request, route=route, limit=limit)
             skip = _resume(message, request.headers.get("last-event-id"))
-            answers = cast(AsyncGenerator[api.WatchGameResponse, None], call(message, token))
+            return message
+
+        answers = cast(
+            AsyncGenerator[api.WatchGameResponse, None],
+            endpoint.stream(request.headers.get("authorization"), client_address(request), decode),
+        )
+        try:
             # The use case checks the game and the token before its first answer: wait for
             # it, so that a refusal is an HTTP error rather than a stream that ends at once.
             first = await anext(answers, None)
-        except Exception as exc:
-            return _error(_refused(exc))
+        except ApiError as err:
+            return _error(err)
         return Stream(
-            _events(first, answers, skip, closing),
+            _events(first, answers, skip, closing, endpoint),
             media_type="text/event-stream",
             headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
         )
@@ -196,7 +190,6 @@ def _resume(request: Message, last_event_id: str | None) -> int:
     match = EVENT_ID.fullmatch(last_event_id.strip())
     if match is None:
         raise ApiError(
-            Code.INVALID_ARGUMENT,
             Reason.BAD_REQUEST,
             "Last-Event-ID is an event's id: a version, or 0-<n> for the n-th seat taken",
         )
@@ -210,6 +203,7 @@ async def _events(
     answers: AsyncGenerator[api.WatchGameResponse, None],
     skip: int,
     closing: asyncio.Event,
+    endpoint: invoke.Endpoint,
 ) -> AsyncIterator[bytes]:
     """The SSE frames of a watch, until it ends, the client goes away (Litestar cancels the
     stream) or the worker stops (`closing`): a stream never ends by itself, and its client
@@ -225,9 +219,9 @@ async def _events(
             elif answer.version == 0:
                 joins += 1
                 if joins > skip:
-                    yield _frame("join", _encode(answer), f"0-{joins}")
+                    yield _frame("join", encode(answer), f"0-{joins}")
             else:
-                yield _frame("move", _encode(answer), str(answer.version))
+                yield _frame("move", encode(answer), str(answer.version))
             following = asyncio.ensure_future(anext(answers, None))
             await asyncio.wait((following, stopping), return_when=asyncio.FIRST_COMPLETED)
             if not following.done():
@@ -235,7 +229,7 @@ async def _events(
             answer = following.result()
     except Exception as exc:
         # The status is sent already: the error becomes the stream's last event.
-        yield _frame("error", _error_body(_refused(exc)))
+        yield _frame("error", error_body(endpoint.refused(exc)))
     finally:
         stopping.cancel()
         if following is not None and not following.done():
@@ -260,15 +254,15 @@ def _frame(event: str, data: bytes, event_id: str | None = None) -> bytes:
 # ---- decoding and encoding ----------------------------------------------------------------
 
 
-async def _decode(request: Request[Any, Any, Any], route: Route, limit: int) -> Message:
+async def _decode(request: Request[Any, Any, Any], *, route: Route, limit: int) -> Message:
     """The request message from the path, the query string and the body."""
     fields: dict[str, str] = {}
     allowed = {field.name for field in route.query_fields}
     for name, values in request.query_params.dict().items():
         if name not in allowed:
-            raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, f"no parameter {name!r}")
+            raise ApiError(Reason.BAD_REQUEST, f"no parameter {name!r}")
         if len(values) > 1:
-            raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, f"{name!r} given twice")
+            raise ApiError(Reason.BAD_REQUEST, f"{name!r} given twice")
         fields[name] = values[0]
     # Path variables come last: they win over the body's fields of the same name.
     fields.update({f.name: unquote(request.path_params[f.name]) for f in route.path_fields})
@@ -278,7 +272,7 @@ async def _decode(request: Request[Any, Any, Any], route: Route, limit: int) -> 
             json_format.ParseDict(await _read_json(request, limit), message)
         json_format.ParseDict(fields, message)
     except json_format.ParseError as err:  # an unknown field too: a typo is no silent default
-        raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, str(err)) from None
+        raise ApiError(Reason.BAD_REQUEST, str(err)) from None
     return message
 
 
@@ -294,25 +288,20 @@ async def _read_json(request: Request[Any, Any, Any], limit: int) -> dict[str, A
             raise _too_large(limit)
     if _too_deep(raw):
         raise ApiError(
-            Code.INVALID_ARGUMENT,
             Reason.BAD_REQUEST,
             f"the body nests deeper than {MAX_JSON_DEPTH} levels",
         )
     try:
         body = json.loads(raw)
     except ValueError as err:
-        raise ApiError(
-            Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, f"the body is not JSON: {err}"
-        ) from None
+        raise ApiError(Reason.BAD_REQUEST, f"the body is not JSON: {err}") from None
     if not isinstance(body, dict):
-        raise ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, "the body is not a JSON object")
+        raise ApiError(Reason.BAD_REQUEST, "the body is not a JSON object")
     return body
 
 
 def _too_large(limit: int) -> ApiError:
-    return ApiError(
-        Code.REQUEST_TOO_LARGE, Reason.REQUEST_TOO_LARGE, f"a request body is at most {limit} bytes"
-    )
+    return ApiError(Reason.REQUEST_TOO_LARGE, f"a request body is at most {limit} bytes")
 
 
 def _too_deep(raw: bytes) -> bool:
@@ -326,7 +315,7 @@ def _too_deep(raw: bytes) -> bool:
     return False
 
 
-def _encode(message: Message) -> bytes:
+def encode(message: Message) -> bytes:
     # msgspec writes the same compact JSON as json.dumps, ten times faster.
     return msgspec.json.encode(json_codec.to_dict(message))
 
@@ -334,27 +323,10 @@ def _encode(message: Message) -> bytes:
 # ---- errors -------------------------------------------------------------------------------
 
 
-def _refused(exc: BaseException) -> ApiError:
-    err = as_api_error(exc)
-    METRICS.errors.labels("http", err.code.name, err.reason).inc()
-    return err
-
-
-def _error_body(err: ApiError) -> bytes:
-    error = {
-        "code": err.code.grpc.name,
-        "status": err.code.http,
-        "message": err.message,
-        "reason": err.reason,
-        "details": err.metadata,
-    }
-    return json.dumps({"error": error}, ensure_ascii=False).encode()
-
-
 def _error(err: ApiError, headers: dict[str, str] | None = None) -> Response[bytes]:
     if RETRY_AFTER in err.metadata:
         headers = {**(headers or {}), "retry-after": err.metadata[RETRY_AFTER]}
-    return Response(_error_body(err), status_code=err.code.http, media_type=JSON, headers=headers)
+    return Response(error_body(err), status_code=err.code.http, media_type=JSON, headers=headers)
 
 
 def _on_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
@@ -362,14 +334,14 @@ def _on_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[b
     refused: BaseException = exc
     headers = None
     if isinstance(exc, NotFoundException):
-        refused = ApiError(Code.NOT_FOUND, Reason.NO_ROUTE, f"no route {request.scope['path']}")
+        refused = ApiError(Reason.NO_ROUTE, f"no route {request.scope['path']}")
     elif isinstance(exc, MethodNotAllowedException):
         message = f"{request.method} is not allowed here"
-        refused = ApiError(Code.METHOD_NOT_ALLOWED, Reason.METHOD_NOT_ALLOWED, message)
+        refused = ApiError(Reason.METHOD_NOT_ALLOWED, message)
         headers = exc.headers
     elif isinstance(exc, HTTPException) and exc.status_code < 500:
-        refused = ApiError(Code.INVALID_ARGUMENT, Reason.BAD_REQUEST, exc.detail)
-    return _error(_refused(refused), headers)
+        refused = ApiError(Reason.BAD_REQUEST, exc.detail)
+    return _error(invoke.refused("http", refused), headers)
 
 
 def _one_segment_per_variable(app: ASGIApp) -> ASGIApp:

@@ -12,7 +12,7 @@ than Timestamp) is written by json_format itself.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -50,7 +50,7 @@ class _Unplanned(Exception):
 
 def to_dict(message: Message) -> dict[str, Any]:
     """The JSON object of `message`, fields without presence printed at their defaults."""
-    plan = _plan(message.DESCRIPTOR)
+    plan = _plan(cast(Descriptor, message.DESCRIPTOR))
     if plan is None:
         return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
     return _write(plan, message)
@@ -86,10 +86,13 @@ def _value(field: FieldDescriptor) -> Value:
     if field.type in _INT64:
         return str
     if field.type == FieldDescriptor.TYPE_ENUM:
-        names = {v.number: v.name for v in field.enum_type.values}
+        enum = field.enum_type
+        assert enum is not None  # an enum field has its enum
+        names = {v.number: v.name for v in enum.values}
         return lambda number: names.get(number, number)
     if field.type == FieldDescriptor.TYPE_MESSAGE:
         sub = field.message_type
+        assert sub is not None  # a message field has its message
         if sub.GetOptions().map_entry:
             raise _Unplanned
         if sub.full_name == Timestamp.DESCRIPTOR.full_name:

@@ -10,25 +10,22 @@ they admit in one sync interval.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import math
 import time
 from collections import Counter
 
-from .errors import ApiError, Code, Reason
-from .store import GameStore
-from .transport import RETRY_AFTER
+from .errors import RETRY_AFTER, ApiError, Reason
+from .store import SharedCounters
 
 log = logging.getLogger("genial.limits")
 
 WINDOW_SECONDS = 10.0
 SYNC_SECONDS = 0.1
-MAX_DIGESTS = 100_000
 
 
 class RateLimiter:
-    def __init__(self, store: GameStore, per_token: int, per_address: int) -> None:
+    def __init__(self, store: SharedCounters, per_token: int, per_address: int) -> None:
         """Limits are requests per `WINDOW_SECONDS`; 0 turns a limit off."""
         self.store = store
         self.limits = {"token": per_token, "address": per_address}
@@ -36,29 +33,21 @@ class RateLimiter:
         # Counts on their way to the store: still ours until the store has them.
         self.in_flight: Counter[str] = Counter()
         self.shared: dict[str, int] = {}
-        self.digests: dict[str, str] = {}
-        """Token -> digest: a hash per request showed in profiles. Emptied when it fills."""
 
-    def admit(self, token: str | None, address: str | None) -> None:
-        """Count one request, or refuse it with RESOURCE_EXHAUSTED and when to retry."""
+    def admit(self, caller: str | None, address: str | None) -> None:
+        """Count one request of a caller (`Principal.rate_key`: a digest, never a token) and
+        a client address, or refuse it with RESOURCE_EXHAUSTED and when to retry."""
         now = time.time()
         window = int(now // WINDOW_SECONDS)
         keys = []
-        if token and self.limits["token"]:
-            # Only a digest of the token is ever kept in Redis.
-            digest = self.digests.get(token)
-            if digest is None:
-                if len(self.digests) >= MAX_DIGESTS:
-                    self.digests.clear()
-                digest = self.digests[token] = hashlib.sha256(token.encode()).hexdigest()[:24]
-            keys.append((f"token:{digest}:{window}", self.limits["token"]))
+        if caller and self.limits["token"]:
+            keys.append((f"token:{caller}:{window}", self.limits["token"]))
         if address and self.limits["address"]:
             keys.append((f"address:{address}:{window}", self.limits["address"]))
         for key, limit in keys:
             if self.shared.get(key, 0) + self.in_flight[key] + self.unsynced[key] >= limit:
                 retry = max(1, math.ceil((window + 1) * WINDOW_SECONDS - now))
                 raise ApiError(
-                    Code.RESOURCE_EXHAUSTED,
                     Reason.RATE_LIMITED,
                     f"too many requests; retry in {retry} s",
                     {RETRY_AFTER: str(retry)},

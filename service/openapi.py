@@ -28,9 +28,9 @@ from google.protobuf.descriptor_pb2 import (
 
 from genial.v1 import types_pb2
 
-from .errors import Code
+from .errors import Code, error_schemas
+from .invoke import SERVICE
 from .routes import ROUTES, Route
-from .transport import SERVICE
 
 DESCRIPTORS = Path(types_pb2.__file__).with_name("descriptors.binpb")
 REF = "#/components/schemas/"
@@ -108,9 +108,10 @@ def document(files: FileDescriptorSet) -> dict[str, Any]:
     schemas: dict[str, Any] = {}
     for file in files.file:
         schemas.update(_schemas(file))
-    if ERROR in schemas:
-        raise ValueError(f"a message named {ERROR} would hide the error schema")
-    schemas[ERROR] = _error_schema()
+    errors = error_schemas(REF + "{name}")
+    if hidden := set(errors) & set(schemas):
+        raise ValueError(f"messages named {sorted(hidden)} would hide the error schema")
+    schemas.update(errors)
     comments = _comments(by_name[SERVICE.file.name])
     service_text = comments.get((FILE_SERVICE, SERVICE.index), "")
     paths: dict[str, dict[str, Any]] = {}
@@ -242,40 +243,6 @@ def _field(field: FieldDescriptorProto, prefix: str) -> dict[str, Any]:
     if field.label == F.LABEL_REPEATED:
         return {"type": "array", "items": item}
     return item
-
-
-def _error_schema() -> dict[str, Any]:
-    return {
-        "description": "What every answer that is not 2xx carries.",
-        "type": "object",
-        "required": ["error"],
-        "additionalProperties": False,
-        "properties": {
-            "error": {
-                "type": "object",
-                "required": ["code", "status", "message", "reason", "details"],
-                "additionalProperties": False,
-                "properties": {
-                    "code": {
-                        "description": "The gRPC status code's name.",
-                        "type": "string",
-                        "enum": sorted({code.grpc.name for code in Code}),
-                    },
-                    "status": {"description": "The HTTP status.", "type": "integer"},
-                    "message": {"description": "What went wrong, for people.", "type": "string"},
-                    "reason": {
-                        "description": "Why, as a stable UPPER_SNAKE_CASE word for programs.",
-                        "type": "string",
-                    },
-                    "details": {
-                        "description": "Facts about the error, such as `current_version`.",
-                        "type": "object",
-                        "additionalProperties": {"type": "string"},
-                    },
-                },
-            }
-        },
-    }
 
 
 # ---- operations -----------------------------------------------------------------------

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
-from google.api import annotations_pb2
+from google.api.annotations_pb2 import http as http_rule
+from google.api.http_pb2 import HttpRule
 from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
 
-from .transport import SERVICE, message_class
+from .invoke import SERVICE, message_class
 
 VARIABLE = re.compile(r"\{([^}]*)\}")
 QUERY_TYPES = {
@@ -52,7 +54,8 @@ class Route:
 
 
 def route_of(method: MethodDescriptor) -> Route:
-    rule = method.GetOptions().Extensions[annotations_pb2.http]
+    # The stubs type the extension as a plain field descriptor; it is google.api.http.
+    rule = cast(HttpRule, method.GetOptions().Extensions[http_rule])  # type: ignore[index]
     verb = rule.WhichOneof("pattern")
     if verb in (None, "custom") or rule.additional_bindings or rule.response_body:
         raise ValueError(f"{method.full_name}: unsupported google.api.http rule")

@@ -7,31 +7,36 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
+import grpc
 import uvicorn
 import uvloop
 from grpc_health.v1 import health_pb2
+from litestar.handlers import HTTPRouteHandler
 
 from .app import GameApp
 from .grpc_server import start_grpc
 from .http import create_app
+from .invoke import SERVICE_NAME
 from .logs import setup_logging
 from .settings import Settings
-from .store import GameStore, MemoryStore, RedisStore
-from .transport import SERVICE_NAME
-from .turns import run_turns
+from .store import open_store
 
 log = logging.getLogger("genial.server")
 
 
-def make_store(settings: Settings) -> GameStore:
-    if settings.uses_redis:
-        return RedisStore.from_url(
-            settings.redis_url, cluster=settings.redis_cluster, timeout=settings.redis_timeout
-        )
-    log.warning("using the in-process store: games live in this process only (one worker)")
-    return MemoryStore()
+@dataclass(frozen=True, slots=True)
+class Extensions:
+    """Handlers served beside the API's (the benchmark's empty calls, for one)."""
+
+    grpc: Sequence[grpc.GenericRpcHandler] = ()
+    http: Sequence[HTTPRouteHandler] = ()
+
+
+Extend = Callable[[GameApp], Extensions]
+"""Builds the extensions of a worker from its application."""
 
 
 class HttpServer(uvicorn.Server):
@@ -43,11 +48,11 @@ class HttpServer(uvicorn.Server):
 
 
 def start_http(
-    app: GameApp, settings: Settings, closing: asyncio.Event
+    app: GameApp, settings: Settings, closing: asyncio.Event, extensions: Extensions
 ) -> tuple[HttpServer, asyncio.Task[None], int]:
     """Start serving; returns the server, its task and the bound port."""
     config = uvicorn.Config(
-        create_app(app, settings.max_request_bytes, closing),
+        create_app(app, settings.max_request_bytes, closing, extensions.http),
         host=settings.host,
         port=settings.http_port,
         lifespan="off",
@@ -61,16 +66,16 @@ def start_http(
     return server, asyncio.create_task(server.serve([sock])), sock.getsockname()[1]
 
 
-async def serve(settings: Settings) -> None:
-    store = make_store(settings)
+async def serve(settings: Settings, extend: Extend | None = None) -> None:
+    store = open_store(settings)
     app = GameApp(store, settings)
+    extensions = extend(app) if extend else Extensions()
     server, grpc_port, health_servicer = await start_grpc(
-        app, settings.host, settings.grpc_port, settings.max_request_bytes
+        app, settings.host, settings.grpc_port, settings.max_request_bytes, extensions.grpc
     )
     stop = asyncio.Event()
-    http_server, http_task, http_port = start_http(app, settings, stop)
-    turns = asyncio.create_task(run_turns(app))
-    limits = asyncio.create_task(app.limiter.run())
+    http_server, http_task, http_port = start_http(app, settings, stop, extensions)
+    background = asyncio.create_task(app.run())
     log.info("serving", extra={"grpc_port": grpc_port, "http_port": http_port, "store": store.name})
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -79,8 +84,7 @@ async def serve(settings: Settings) -> None:
     # A failed HTTP server stops the worker too, rather than leave it half serving.
     await asyncio.wait((stopping, http_task), return_when=asyncio.FIRST_COMPLETED)
     stopping.cancel()
-    turns.cancel()  # a turn in play is finished by another worker when its lease runs out
-    limits.cancel()
+    background.cancel()  # a turn in play is finished by another worker when its lease runs out
     log.info("draining", extra={"seconds": settings.drain_seconds})
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -93,6 +97,6 @@ async def serve(settings: Settings) -> None:
     log.info("stopped")
 
 
-def run(settings: Settings) -> None:
+def run(settings: Settings, extend: Extend | None = None) -> None:
     setup_logging(settings.log_level, settings.log_json)
-    uvloop.run(serve(settings))
+    uvloop.run(serve(settings, extend))

@@ -24,7 +24,11 @@ class Settings:
     grpc_port: int = field(default=50051, metadata=_doc("gRPC port (0: any free port)"))
     http_port: int = field(default=8080, metadata=_doc("HTTP port (0: any free port)"))
     redis_url: str = field(
-        default="", metadata=_doc("Redis URL; empty: the in-process store (one worker only)")
+        default="",
+        metadata=_doc(
+            "Redis URL (redis://, rediss://, unix://); empty or memory://: the in-process "
+            "store (one worker only)"
+        ),
     )
     redis_cluster: bool = field(default=False, metadata=_doc("the URL names a Redis Cluster"))
     redis_timeout: float = field(default=2.0, metadata=_doc("seconds before a Redis call fails"))
@@ -59,16 +63,8 @@ class Settings:
     drain_seconds: float = field(
         default=10.0, metadata=_doc("seconds to finish requests on SIGTERM")
     )
-    bench_endpoints: bool = field(
-        default=False,
-        metadata=_doc("serve empty calls for the benchmark (Bench/Empty, POST /bench/empty)"),
-    )
     log_level: str = field(default="INFO", metadata=_doc("DEBUG, INFO, WARNING or ERROR"))
     log_json: bool = field(default=True, metadata=_doc("structured (JSON) log lines"))
-
-    @property
-    def uses_redis(self) -> bool:
-        return bool(self.redis_url)
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:

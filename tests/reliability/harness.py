@@ -26,7 +26,8 @@ import pytest
 
 import tests.conftest
 from genial import engine
-from genial.service.store import Entry, Record, RedisStore
+from genial.service.store import Entry, Record
+from genial.service.store.redis import RedisStore
 from tests.conftest import free_port, start_redis
 from tests.service.conftest import Worker, start_worker, stop_worker
 

@@ -109,7 +109,9 @@ def expected_refusal(
     try:
         state.apply(seat, engine_move)
     except engine.IllegalMove as err:
-        return "FAILED_PRECONDITION", err.reason
+        # A move no game could take is the request's fault; any other, the game's state.
+        malformed = err.reason == engine.Reason.MALFORMED_MOVE
+        return "INVALID_ARGUMENT" if malformed else "FAILED_PRECONDITION", err.reason
     raise AssertionError(f"the engine takes {engine_move}, which ListLegalMoves left out")
 
 

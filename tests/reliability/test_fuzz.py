@@ -19,8 +19,8 @@ from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from genial.service.invoke import SERVICE, SERVICE_NAME
 from genial.service.routes import ROUTES, Route
-from genial.service.transport import SERVICE, SERVICE_NAME
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
 from tests.reliability.harness import (

@@ -14,7 +14,7 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 import tests.conftest
-from genial.service.redis_link import RedisLink
+from genial.service.store.redis_link import RedisLink
 from tests.conftest import start_redis
 
 

@@ -3,6 +3,7 @@ workers, keep-alives, errors, and a watch that ends when its client goes away.""
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -162,7 +163,7 @@ def test_an_error_after_the_stream_began_is_its_last_event(tmp_path: Path) -> No
             proc.wait(10)
             last = list(events)
         assert [e.event for e in last] == ["error"]
-        assert '"reason": "STORE_UNAVAILABLE"' in last[0].data[0]
+        assert json.loads(last[0].data[0])["error"]["reason"] == "STORE_UNAVAILABLE"
         client.close()
     finally:
         proc.kill()

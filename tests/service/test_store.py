@@ -13,8 +13,11 @@ import pytest
 import redis
 
 from genial import engine
-from genial.service.app import Meta, hash_token
-from genial.service.store import Entry, GameStore, MemoryStore, Record, RedisStore, Write
+from genial.service import records
+from genial.service.credentials import token_digest
+from genial.service.records import GameMeta
+from genial.service.store import Entry, GameStore, MemoryStore, Record, Write
+from genial.service.store.redis import RedisStore
 from tests.conftest import start_redis
 
 
@@ -191,12 +194,12 @@ async def test_a_live_game_takes_under_a_kibibyte(redis_url: str) -> None:
             state, _ = state.apply(state.to_move, rng.choice(state.legal_moves()))
             if len(encoded := state.encode()) > len(largest):
                 largest = encoded
-    meta = Meta(
+    meta = GameMeta(
         kind="cards",
         seats=4,
         created=round(time.time(), 3),
         names=["A display name of 32 characters!"] * 4,
-        tokens=[hash_token(secrets.token_urlsafe(32)) for _ in range(4)],
+        tokens=[token_digest(secrets.token_urlsafe(32)) for _ in range(4)],
         bots=[None] * 4,
         away=[False] * 4,
         turn_seconds=60,
@@ -204,7 +207,7 @@ async def test_a_live_game_takes_under_a_kibibyte(redis_url: str) -> None:
     )
     store = RedisStore.from_url(redis_url)
     game = gid()
-    await store.create(game, Record(largest, meta.encode(), 97, 101), None, 3600)
+    await store.create(game, Record(largest, records.encode(meta), 97, 101), None, 3600)
     admin = redis.Redis.from_url(redis_url)
     size = admin.memory_usage(f"genial:{{{game}}}:game", samples=0)
     admin.close()

@@ -1,0 +1,146 @@
+"""What the application needs from storage, as small protocols by concern.
+
+A game is a record (state bytes, metadata bytes, `version` = moves applied, `rev` = writes
+of any kind) plus an append-only log of entries, one per write, each with an id
+`(version, seq)`: a move gets `(version, 0)`, a join before the start gets `(0, seat + 1)`.
+Every write is a compare-and-set on `rev`, so stateless workers can share a store without
+locks; a write may also record a request id so that a retried request is recognised and
+never applied twice. Both backends (`memory`, `redis`) pass one test suite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+EntryId = tuple[int, int]
+"""(version, seq) of a log entry."""
+
+
+@dataclass(slots=True)
+class Record:
+    """A game as it is stored."""
+
+    state: bytes
+    meta: bytes
+    version: int
+    rev: int
+
+
+@dataclass(slots=True)
+class Entry:
+    id: EntryId
+    data: bytes
+
+
+@dataclass(slots=True)
+class Write:
+    """One compare-and-set: applied only if the stored `rev` is still `expected_rev`."""
+
+    expected_rev: int
+    state: bytes
+    version: int
+    entry_id: EntryId
+    entry: bytes
+    meta: bytes
+    request_id: str | None = None
+    ttl: float = 0
+    """Seconds the game lives after this write without another one; 0: for ever."""
+
+
+@dataclass(slots=True)
+class WriteResult:
+    ok: bool
+    rev: int
+    """The stored rev after the write, or the one that beat us."""
+    duplicate_version: int | None = None
+    """Set when the request id was already applied: the version it produced."""
+    current: Record | None = None
+    """On a conflict, the record that beat us, read in the same step (None: no game)."""
+
+
+class GameRecords(Protocol):
+    """Games: created once, then read and compare-and-set."""
+
+    async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
+        """Store a new game; False if the id is taken."""
+        ...
+
+    async def read(
+        self, game_id: str, request_id: str | None = None
+    ) -> tuple[Record | None, int | None]:
+        """The game (None if unknown) and, if asked, the version a request id produced.
+
+        One round trip."""
+        ...
+
+    async def write(self, game_id: str, write: Write) -> WriteResult:
+        """Compare-and-set the record and append one log entry, atomically. One round trip.
+
+        A request id already applied wins over the compare-and-set: its retry is
+        recognised even when made against an old record."""
+        ...
+
+
+class GameLogs(Protocol):
+    """Each game's log, read in order, and waited on for what comes next."""
+
+    async def entries(self, game_id: str, after: EntryId, block_ms: int = 0) -> list[Entry]:
+        """Log entries after `after`, in order; waits up to `block_ms` when there are none yet."""
+        ...
+
+    async def entry(self, game_id: str, version: int) -> Entry | None:
+        """The entry of the move that produced `version`."""
+        ...
+
+
+class Lobby(Protocol):
+    """Open games by kind, oldest first. Hints only: the game's record is the truth."""
+
+    async def lobby_add(self, kind: str, game_id: str, created: float) -> None: ...
+
+    async def lobby_remove(self, kind: str, game_id: str) -> None: ...
+
+    async def lobby_page(self, kind: str, after: float, count: int) -> list[tuple[str, float]]:
+        """Open game ids of `kind` created after `after`, oldest first."""
+        ...
+
+
+class TurnSchedule(Protocol):
+    """Turns that will be due (a bot's, or a turn timer's): one schedule shared by all
+    workers. A worker leases a due game by moving its time forward, so that a game whose
+    worker died comes due again when the lease runs out."""
+
+    async def schedule(self, game_id: str, due: float) -> None:
+        """Make `game_id` due at `due` (a Unix time), replacing what was scheduled."""
+        ...
+
+    async def due(self, now: float, count: int) -> list[tuple[str, float]]:
+        """Up to `count` games due at `now`, with the time each is due."""
+        ...
+
+    async def lease(self, game_id: str, due: float, until: float) -> bool:
+        """Move a game due at `due` to `until`; False if it is not (or no longer) due then."""
+        ...
+
+    async def unschedule(self, game_id: str, due: float) -> bool:
+        """Drop a game still scheduled at `due`."""
+        ...
+
+
+class SharedCounters(Protocol):
+    """Counters all workers add to (rate limits)."""
+
+    async def add_counts(self, deltas: dict[str, int], ttl: float) -> dict[str, int]:
+        """Add to shared counters (created with `ttl` seconds to live); their new totals."""
+        ...
+
+
+class GameStore(GameRecords, GameLogs, Lobby, TurnSchedule, SharedCounters, Protocol):
+    """Everything the service keeps, behind one object a worker opens at start."""
+
+    name: str
+
+    async def ping(self) -> bool: ...
+
+    async def close(self) -> None: ...

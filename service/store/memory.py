@@ -1,0 +1,143 @@
+"""The embedded store: the same semantics as Redis in one process (a single worker only)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .base import Entry, EntryId, Record, Write, WriteResult
+
+
+@dataclass
+class _MemoryGame:
+    record: Record
+    log: list[Entry]
+    expires: float
+    requests: dict[str, int] = field(default_factory=dict)
+
+
+class MemoryStore:
+    """The embedded store: the same semantics in one process (a single worker only)."""
+
+    name = "memory"
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._games: dict[str, _MemoryGame] = {}
+        self._lobby: dict[str, dict[str, float]] = {}
+        self._schedule: dict[str, float] = {}
+        self._counts: dict[str, tuple[int, float]] = {}
+        self._changed = asyncio.Condition()
+        self._clock = clock
+
+    def _get(self, game_id: str) -> _MemoryGame | None:
+        game = self._games.get(game_id)
+        if game is not None and game.expires and game.expires <= self._clock():
+            del self._games[game_id]
+            return None
+        return game
+
+    def _deadline(self, ttl: float) -> float:
+        return self._clock() + ttl if ttl else 0.0
+
+    async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
+        if self._get(game_id) is not None:
+            return False
+        self._games[game_id] = _MemoryGame(record, [entry] if entry else [], self._deadline(ttl))
+        await self._notify()
+        return True
+
+    async def read(
+        self, game_id: str, request_id: str | None = None
+    ) -> tuple[Record | None, int | None]:
+        game = self._get(game_id)
+        if game is None:
+            return None, None
+        done = game.requests.get(request_id) if request_id else None
+        return game.record, done
+
+    async def write(self, game_id: str, write: Write) -> WriteResult:
+        game = self._get(game_id)
+        if game is None:
+            return WriteResult(False, -1)
+        if write.request_id is not None and write.request_id in game.requests:
+            return WriteResult(False, game.record.rev, game.requests[write.request_id])
+        if game.record.rev != write.expected_rev:
+            return WriteResult(False, game.record.rev, current=game.record)
+        if write.request_id is not None:
+            game.requests[write.request_id] = write.version
+        rev = game.record.rev + 1
+        game.record = Record(write.state, write.meta, write.version, rev)
+        game.log.append(Entry(write.entry_id, write.entry))
+        game.expires = self._deadline(write.ttl)
+        await self._notify()
+        return WriteResult(True, rev)
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def entries(self, game_id: str, after: EntryId, block_ms: int = 0) -> list[Entry]:
+        deadline = time.monotonic() + block_ms / 1000
+        while True:
+            game = self._get(game_id)
+            found = [e for e in game.log if e.id > after] if game else []
+            remaining = deadline - time.monotonic()
+            if found or remaining <= 0:
+                return found
+            async with self._changed:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), remaining)
+
+    async def entry(self, game_id: str, version: int) -> Entry | None:
+        game = self._get(game_id)
+        return next((e for e in game.log if e.id == (version, 0)), None) if game else None
+
+    async def lobby_add(self, kind: str, game_id: str, created: float) -> None:
+        self._lobby.setdefault(kind, {})[game_id] = created
+
+    async def lobby_remove(self, kind: str, game_id: str) -> None:
+        self._lobby.get(kind, {}).pop(game_id, None)
+
+    async def lobby_page(self, kind: str, after: float, count: int) -> list[tuple[str, float]]:
+        open_games = sorted(
+            ((gid, t) for gid, t in self._lobby.get(kind, {}).items() if t > after),
+            key=lambda item: (item[1], item[0]),
+        )
+        return open_games[:count]
+
+    async def schedule(self, game_id: str, due: float) -> None:
+        self._schedule[game_id] = due
+
+    async def due(self, now: float, count: int) -> list[tuple[str, float]]:
+        return sorted(((g, t) for g, t in self._schedule.items() if t <= now), key=lambda x: x[1])[
+            :count
+        ]
+
+    async def lease(self, game_id: str, due: float, until: float) -> bool:
+        if self._schedule.get(game_id) != due:
+            return False
+        self._schedule[game_id] = until
+        return True
+
+    async def unschedule(self, game_id: str, due: float) -> bool:
+        if self._schedule.get(game_id) != due:
+            return False
+        del self._schedule[game_id]
+        return True
+
+    async def add_counts(self, deltas: dict[str, int], ttl: float) -> dict[str, int]:
+        now = self._clock()
+        self._counts = {k: v for k, v in self._counts.items() if v[1] > now}
+        for key, delta in deltas.items():
+            total, expires = self._counts.get(key, (0, now + ttl))
+            self._counts[key] = (total + delta, expires)
+        return {key: self._counts[key][0] for key in deltas}
+
+    async def ping(self) -> bool:
+        return True
+
+    async def close(self) -> None:
+        self._games.clear()

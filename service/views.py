@@ -1,0 +1,65 @@
+"""A seat's view of a game as the API sends it, built from the engine's view of that seat:
+the one door to hidden information (a spectator's view for no seat)."""
+
+from __future__ import annotations
+
+from genial import engine
+from genial.v1 import types_pb2 as types
+
+from . import convert
+from .records import FINISHED, PLAYING, WAITING, GameMeta
+
+STATUS = {
+    WAITING: types.GAME_STATUS_WAITING,
+    PLAYING: types.GAME_STATUS_PLAYING,
+    FINISHED: types.GAME_STATUS_FINISHED,
+}
+
+
+def game_view(
+    game_id: str,
+    meta: GameMeta,
+    version: int,
+    state: engine.GameState,
+    seat: int | None,
+    last_events: list[types.Event] | None = None,
+) -> types.GameView:
+    """The seat's view (a spectator's for None); `last_events` converted already, if given."""
+    raw = state.view(seat)
+    view = types.GameView(
+        game_id=game_id,
+        kind=convert.kind_enum(meta.kind),
+        version=version,
+        status=STATUS[meta.status],
+        seats=meta.seats,
+        seed_sha256=engine.seed_commitment(state.seed),
+        round=raw["round"],
+        first_seat=raw["first_seat"],
+        points=raw["points"],
+    )
+    if meta.status == PLAYING and raw["to_move"] is not None:
+        view.to_move = raw["to_move"]
+    if seat is not None:
+        view.viewer = seat
+    if meta.finished:
+        view.seed = state.seed.hex()
+    convert.to_proto(raw["options"], view.options)
+    for s, name in enumerate(meta.names):
+        player = view.players.add(seat=s, joined=name is not None, away=meta.away[s])
+        if name is not None:
+            player.display_name = name
+        if (strength := meta.bots[s]) is not None:
+            player.bot = convert.bot_strength(strength)
+    if meta.turn_seconds is not None:
+        view.turn_seconds = meta.turn_seconds
+        deadline = meta.deadline(view.to_move if view.HasField("to_move") else None)
+        if deadline is not None:
+            # Whole milliseconds: a float's nanoseconds print as 22.480999936Z.
+            view.turn_deadline.FromMilliseconds(round(deadline * 1000))
+    for row in raw["standings"]:
+        view.standings.add(**row)
+    if last_events is None:
+        last_events = [convert.proto_event(meta.kind, e) for e in raw["last_events"]]
+    view.last_events.extend(last_events)
+    convert.table_to_proto(meta.kind, raw["table"], view)
+    return view

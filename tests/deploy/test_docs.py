@@ -8,7 +8,8 @@ import subprocess
 
 import helm_python as helm
 
-from tests.deploy.conftest import ROOT, LocalPod, render
+from tests.deploy.conftest import LocalPod, render
+from tests.deploy.paths import ROOT
 
 DOC = (ROOT / "docs" / "deploy.md").read_text()
 BLOCKS = re.findall(r"```sh\n(.*?)```", DOC, flags=re.DOTALL)

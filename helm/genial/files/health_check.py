@@ -65,7 +65,7 @@ def main() -> int:
     for path in ("/healthz", "/readyz"):
         get(admin_url + path)
     context = unverified_tls() if tls else None
-    get(os.environ["CHECK_HTTP_URL"] + "/v1/games?pageSize=1", context)
+    get(os.environ["CHECK_HTTP_URL"] + "/v1/games", context)
     target = os.environ["CHECK_GRPC_TARGET"]
     ok = grpc_tls_handshake(target) if tls else grpc_health(target)
     return 0 if ok else 1

@@ -198,7 +198,7 @@ def test_dashboard_ships_as_a_configmap_for_the_grafana_sidecar(
     assert config_map["metadata"]["labels"]["team"] == "games"
     (document,) = config_map["data"].values()
     assert json.loads(document) == DASHBOARD
-    assert not rendered["production"].all("ConfigMap")
+    assert not rendered["default"].all("ConfigMap")
 
 
 # ---- the alerts --------------------------------------------------------------------

@@ -130,7 +130,7 @@ A list is comma-separated, as the service reads one.
 
 {{/*
 The Prometheus selector of this release's series, as the ServiceMonitor's scrape labels
-them: the alerts and the dashboard look at these workers only.
+them (job: the admin Service's name): the alerts look at these workers only.
 */}}
 {{- define "genial.seriesSelector" -}}
 namespace="{{ .Release.Namespace }}",job="{{ include "genial.adminName" . }}"

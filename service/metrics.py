@@ -89,7 +89,7 @@ class Metrics:
     redis_latency: Histogram = field(
         default_factory=lambda: Histogram(
             "genial_redis_seconds",
-            "Time of a Redis round trip",
+            "Time of a Redis round trip, failed ones included",
             ["operation"],
             buckets=LATENCY_BUCKETS,
         )

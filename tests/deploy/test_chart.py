@@ -102,9 +102,10 @@ def test_names_and_labels_are_valid(each: Rendered) -> None:
     check_names_and_labels(each)
 
 
-def test_names_fit_for_the_longest_release_name(chart: helm.Chart) -> None:
+@pytest.mark.parametrize("profile", ["development", "sentinel"])
+def test_names_fit_for_the_longest_release_name(chart: helm.Chart, profile: str) -> None:
     # Helm allows release names of up to 53 characters.
-    values = {"redis": {"enabled": True}}
+    values = profiles()[profile]
     templates = chart.render(values, name="r" * 53, namespace=NAMESPACE, is_install=True)
     check_names_and_labels(Rendered("long name", values, templates, load_manifests(templates)))
 

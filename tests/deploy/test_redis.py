@@ -24,7 +24,10 @@ QUANTITIES = {"Ki": 1024, "Mi": 1024**2, "Gi": 1024**3}
 
 
 def redis_container(r: Rendered) -> dict[str, Any]:
-    (container,) = r.one("StatefulSet")["spec"]["template"]["spec"]["containers"]
+    containers: list[dict[str, Any]] = r.one("StatefulSet")["spec"]["template"]["spec"][
+        "containers"
+    ]
+    (container,) = containers
     return container
 
 

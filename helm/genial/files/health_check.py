@@ -52,11 +52,13 @@ def grpc_tls_handshake(target: str) -> bool:
     host, _, port = target.rpartition(":")
     context = unverified_tls()
     context.set_alpn_protocols(["h2"])
-    with socket.create_connection((host, int(port)), timeout=TIMEOUT) as raw:
-        with context.wrap_socket(raw, server_hostname=host) as tls:
-            protocol = tls.selected_alpn_protocol()
-            print(f"grpc {target}: {tls.version()}, ALPN {protocol}")
-            return protocol == "h2"
+    with (
+        socket.create_connection((host, int(port)), timeout=TIMEOUT) as raw,
+        context.wrap_socket(raw, server_hostname=host) as tls,
+    ):
+        protocol = tls.selected_alpn_protocol()
+        print(f"grpc {target}: {tls.version()}, ALPN {protocol}")
+        return protocol == "h2"
 
 
 def main() -> int:

@@ -16,7 +16,7 @@ TS := clients/typescript
 TS_MODULES := $(TS)/node_modules/.stamp
 
 .PHONY: run test lint typecheck unit install redis bench-engine demo clean loadtest bench \
-	generate proto-lint proto-breaking sandbox protoc ts-lint ts-test test-reliability
+	generate proto-lint proto-breaking sandbox promtool protoc ts-lint ts-test test-reliability
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || { \
@@ -76,6 +76,12 @@ sandbox:
 	  echo "bwrap is missing; installing bubblewrap"; \
 	  apt-get update -qq && apt-get install -y -qq bubblewrap; }
 
+# The deploy tests check the chart's alerts and dashboard queries with Prometheus's promtool.
+promtool:
+	@command -v promtool >/dev/null || { \
+	  echo "promtool is missing; installing prometheus"; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus; }
+
 lint: install proto-lint proto-breaking ts-lint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -90,7 +96,7 @@ typecheck: install
 # tests/clients regenerates every client's code into a temporary folder and compares it
 # with the committed one, which needs protoc and protoc-gen-es.
 # The suites that take minutes (faults, fuzzing, Redis Cluster) have their own target.
-unit: install redis sandbox protoc $(TS_MODULES)
+unit: install redis sandbox promtool protoc $(TS_MODULES)
 	$(PY) -m pytest -q --ignore=tests/reliability
 
 test-reliability: install redis

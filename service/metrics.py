@@ -1,12 +1,23 @@
-"""Prometheus metrics of a worker: moves, errors by reason, conflicts, latencies."""
+"""Prometheus metrics of a worker: requests, moves, errors by reason, conflicts, latencies,
+watch streams, Redis (round trips, errors, connections, memory), games by status, readiness.
+
+Gauges sampled from the store (games, Redis memory) are the same figure on every worker:
+dashboards and alerts take their max over the workers, never their sum. CPU and memory of
+the worker are prometheus_client's process collector (process_cpu_seconds_total,
+process_resident_memory_bytes), registered with the default registry.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+REDIS_ERROR_KINDS = ("timeout", "oom", "connection", "other")
+"""Values of genial_redis_errors' `kind`: the alerts tell a full Redis from an absent one."""
+GAME_STATUSES = ("waiting", "playing", "finished")
+"""Values of genial_games' `status`."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,67 @@ class Metrics:
             "Time to answer a request",
             ["transport", "method"],
             buckets=LATENCY_BUCKETS,
+        )
+    )
+    watch_streams: Gauge = field(
+        default_factory=lambda: Gauge(
+            "genial_watch_streams", "WatchGame streams open on this worker", ["transport"]
+        )
+    )
+    watch_streams_limit: Gauge = field(
+        default_factory=lambda: Gauge(
+            "genial_watch_streams_limit", "WatchGame streams this worker accepts at most"
+        )
+    )
+    redis_connections: Gauge = field(
+        default_factory=lambda: Gauge(
+            "genial_redis_connections", "Connections this worker holds open to Redis"
+        )
+    )
+    games: Gauge = field(
+        default_factory=lambda: Gauge(
+            "genial_games",
+            "Games in the store by status (sampled; same on every worker)",
+            ["status"],
+        )
+    )
+    redis_errors: Counter = field(
+        default_factory=lambda: Counter(
+            "genial_redis_errors", "Redis calls that failed, by kind of failure", ["kind"]
+        )
+    )
+    redis_latency: Histogram = field(
+        default_factory=lambda: Histogram(
+            "genial_redis_seconds",
+            "Time of a Redis round trip, failed ones included",
+            ["operation"],
+            buckets=LATENCY_BUCKETS,
+        )
+    )
+    redis_memory_used: Gauge = field(
+        default_factory=lambda: Gauge(
+            "genial_redis_memory_used_bytes", "Redis used_memory (sampled from INFO memory)"
+        )
+    )
+    redis_memory_max: Gauge = field(
+        default_factory=lambda: Gauge(
+            "genial_redis_memory_max_bytes", "Redis maxmemory (0: no limit; from INFO memory)"
+        )
+    )
+    notifications_pending: Gauge = field(
+        default_factory=lambda: Gauge(
+            "genial_notifications_pending", "Webhook notifications waiting in the outbox"
+        )
+    )
+    notifications_oldest: Gauge = field(
+        default_factory=lambda: Gauge(
+            "genial_notifications_oldest_seconds",
+            "Age of the oldest webhook notification waiting in the outbox",
+        )
+    )
+    ready: Gauge = field(
+        default_factory=lambda: Gauge(
+            "genial_ready", "1 if /readyz last answered ready on this worker, else 0"
         )
     )
 

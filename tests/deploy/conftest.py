@@ -1,13 +1,8 @@
-"""The chart rendered by the real Helm library (helm-python-sdk), for a few sets of values.
-
-A profile is what an operator would pass to `helm install`: no values (the defaults), the
-production file as `-f helm/values-production.yaml`, a development install with the chart's
-own Redis and every option on, and a Redis Cluster install with the other branches.
-"""
+"""The chart rendered by the real Helm library (helm-python-sdk) for each profile
+(tests/deploy/profiles.py), and the worker of a rendered Deployment run as a local process."""
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import shutil
@@ -16,7 +11,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import helm_python as helm
@@ -24,14 +18,9 @@ import pytest
 import yaml
 
 from tests.conftest import free_port, wait_for_port
-
-ROOT = Path(__file__).resolve().parents[2]
-CHART = ROOT / "helm" / "genial"
-PRODUCTION_VALUES = ROOT / "helm" / "values-production.yaml"
-CHART_META = yaml.safe_load((CHART / "Chart.yaml").read_text())
-DEFAULTS = yaml.safe_load((CHART / "values.yaml").read_text())
-RELEASE = "genial"
-NAMESPACE = "games"
+from tests.deploy.paths import CHART, NAMESPACE, RELEASE
+from tests.deploy.profiles import profiles
+from tests.deploy.settings_contract import SETTINGS
 
 Manifest = dict[str, Any]
 
@@ -57,52 +46,6 @@ def load_manifests(rendered: dict[str, str]) -> list[Manifest]:
             continue
         objects += [doc for doc in yaml.load_all(text, Loader=_UniqueKeyLoader) if doc]
     return objects
-
-
-def production_values() -> dict[str, Any]:
-    # Helm's own YAML reader, as `-f` uses it.
-    return helm.values_from_yaml(PRODUCTION_VALUES.read_text())
-
-
-def merged(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """`base` with `override` merged in, the way Helm coalesces two values files."""
-    result = copy.deepcopy(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(result.get(key), dict):
-            result[key] = merged(result[key], value)
-        else:
-            result[key] = value
-    return result
-
-
-def profiles() -> dict[str, dict[str, Any]]:
-    production = production_values()
-    return {
-        "default": {},
-        "production": production,
-        "development": {
-            "redis": {"enabled": True},
-            "replicaCount": 1,
-            "ingress": {"enabled": True, "className": "traefik"},
-            "metrics": {"serviceMonitor": {"enabled": True}},
-            "settings": {"logLevel": "DEBUG", "logJson": False},
-        },
-        "cluster": merged(
-            production,
-            {
-                "redis": {"mode": "cluster", "existingSecret": "redis-cluster"},
-                "networkPolicy": {"externalRedisPodLabels": {"app": "redis-cluster"}},
-                "probes": {"readiness": {"check": "grpc"}},
-                "shutdown": {"preStopSeconds": 0},
-                "image": {"digest": "sha256:" + "ab" * 32},
-                "imagePullSecrets": [{"name": "registry"}],
-                "extraEnv": [{"name": "TZ", "value": "UTC"}],
-                "settings": {"maxRequestBytes": 1000000, "redisTimeout": 0.5},
-                "serviceAccount": {"create": False, "name": "genial-runner"},
-                "service": {"type": "LoadBalancer"},
-            },
-        ),
-    }
 
 
 @dataclass
@@ -133,7 +76,10 @@ class Rendered:
 
 def worker(r: Rendered) -> dict[str, Any]:
     containers: list[dict[str, Any]] = r.one("Deployment")["spec"]["template"]["spec"]["containers"]
-    assert len(containers) == 1
+    assert [c["name"] for c in containers] == [
+        "genial",
+        *(c["name"] for c in r.values["extraContainers"]),
+    ]
     return containers[0]
 
 
@@ -141,20 +87,49 @@ def container_ports(container: dict[str, Any]) -> dict[str, int]:
     return {p["name"]: p["containerPort"] for p in container["ports"]}
 
 
-def worker_environ(r: Rendered, redis_url: str) -> dict[str, str]:
-    """The worker's environment as the kubelet builds it, the Secret's URL given."""
+def secret_refs(r: Rendered) -> dict[str, tuple[str, str]]:
+    """The Secret keys the values name, by the variable that should carry each: the URL
+    unless the chart runs Redis, the password in every mode, the Sentinels' in Sentinel's."""
+    redis = r.values["redis"]
+    refs = [("GENIAL_REDIS_PASSWORD", redis["auth"])]
+    if not redis["enabled"]:
+        refs.append(("GENIAL_REDIS_URL", redis))
+    if redis["mode"] == "sentinel":
+        refs.append(("GENIAL_REDIS_SENTINEL_PASSWORD", redis["sentinel"]["auth"]))
+    return {
+        name: (ref["existingSecret"], ref["existingSecretKey"])
+        for name, ref in refs
+        if ref["existingSecret"]
+    }
+
+
+def worker_environ(r: Rendered, redis_url: str, secret: str = "s3cret") -> dict[str, str]:
+    """The worker's environment as the kubelet builds it: the URL Secret's key holds
+    `redis_url`, any other Secret key `secret`."""
     environ = {}
+    refs = secret_refs(r)
     for var in worker(r)["env"]:
         if "value" in var:
             environ[var["name"]] = var["value"]
         else:
             ref = var["valueFrom"]["secretKeyRef"]
-            assert (ref["name"], ref["key"]) == (
-                r.values["redis"]["existingSecret"],
-                r.values["redis"]["existingSecretKey"],
-            )
-            environ[var["name"]] = redis_url
+            assert (ref["name"], ref["key"]) == refs[var["name"]], var
+            environ[var["name"]] = redis_url if var["name"] == "GENIAL_REDIS_URL" else secret
     return environ
+
+
+def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return all(labels.get(key) == value for key, value in selector.items())
+
+
+def pod_specs(r: Rendered) -> list[tuple[str, dict[str, Any]]]:
+    """Every pod the release may start: the workloads' templates and the test hook pod."""
+    specs = [
+        (o["metadata"]["name"], o["spec"]["template"]["spec"])
+        for o in r.objects
+        if o["kind"] in ("Deployment", "StatefulSet")
+    ]
+    return specs + [(o["metadata"]["name"], o["spec"]) for o in r.all("Pod")]
 
 
 @pytest.fixture(scope="session")
@@ -232,10 +207,14 @@ def worker_sandbox(r: Rendered) -> list[str]:
 def start_pod(r: Rendered, redis_url: str) -> LocalPod:
     pod_ports = container_ports(worker(r))
     ports = {number: free_port() for number in pod_ports.values()}
+    if "admin_port" not in SETTINGS:
+        # A service without an admin port serves health, readiness and metrics on HTTP.
+        ports[pod_ports["admin"]] = ports[pod_ports["http"]]
     environ = worker_environ(r, redis_url) | {
         "GENIAL_HOST": "127.0.0.1",
         "GENIAL_GRPC_PORT": str(ports[pod_ports["grpc"]]),
         "GENIAL_HTTP_PORT": str(ports[pod_ports["http"]]),
+        "GENIAL_ADMIN_PORT": str(ports[pod_ports["admin"]]),
         # As the image sets it: no bytecode is written next to the read-only sources.
         "PYTHONDONTWRITEBYTECODE": "1",
     }
@@ -252,7 +231,7 @@ def start_pod(r: Rendered, redis_url: str) -> LocalPod:
     os.close(info_write)
     with os.fdopen(info_read, "rb") as info:
         pid = json.loads(info.read())["child-pid"]
-    for port in ports.values():
+    for port in set(ports.values()):
         wait_for_port(port, 20)
     return LocalPod(proc, pid, ports, pod_ports)
 

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from genial.service.settings import Settings
 from tests.conftest import free_port
-from tests.deploy.conftest import DEFAULTS, ROOT, LocalPod
+from tests.deploy.conftest import LocalPod
+from tests.deploy.paths import DEFAULTS, ROOT
 
 DOCKERFILE = ROOT / "Dockerfile"
 SETTINGS = {f.name: f.default for f in dataclasses.fields(Settings)}

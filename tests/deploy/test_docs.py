@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+import textwrap
 
 import helm_python as helm
 
-from tests.deploy.conftest import ROOT, LocalPod, render
+from tests.deploy.conftest import LocalPod, render
+from tests.deploy.paths import ROOT
 
 DOC = (ROOT / "docs" / "deploy.md").read_text()
 BLOCKS = re.findall(r"```sh\n(.*?)```", DOC, flags=re.DOTALL)
@@ -44,3 +46,21 @@ def test_the_game_in_the_docs_is_played_to_the_end(pod: LocalPod) -> None:
     standings = done.stdout.splitlines()
     assert len(standings) == 2
     assert '"rank":1' in "".join(standings)
+
+
+VALUES_BLOCKS = [
+    block
+    for block in re.findall(r"```yaml\n(.*?)```", DOC, flags=re.DOTALL)
+    if "apiVersion:" not in block  # a Kubernetes object of the reader's, not chart values
+]
+
+
+def test_every_values_example_installs(chart: helm.Chart) -> None:
+    # Each example of values on the page, given alone with -f, passes the schema and renders.
+    shown = set()
+    for block in VALUES_BLOCKS:
+        values = helm.values_from_yaml(textwrap.dedent(block))
+        assert values, block
+        render(chart, values)
+        shown |= set(values)
+    assert {"redis", "tls", "grpcRoute", "networkPolicy", "metrics", "extraVolumes"} <= shown

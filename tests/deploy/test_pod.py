@@ -7,6 +7,7 @@ a SIGTERM that must be done with inside the grace period the chart gives.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -29,6 +30,7 @@ from tests.deploy.conftest import (
 )
 
 PROBES = ("startupProbe", "livenessProbe", "readinessProbe")
+ADDRESS = re.compile(r"(?P<scheme>https?://)?(?P<host>[a-z0-9.-]+):(?P<port>\d+)")
 
 
 def ask(pod: LocalPod, spec: dict[str, Any]) -> bool:
@@ -78,19 +80,29 @@ def test_probes_fail_without_a_worker(pod: LocalPod, rendered: dict[str, Rendere
         assert not probe(down, worker(rendered["production"])[kind])
 
 
+def service_ports(r: Rendered) -> dict[int, str | int]:
+    """Each port of the release's Services (API and admin), by number: its target port."""
+    return {
+        p["port"]: p["targetPort"]
+        for component in ("worker", "admin")
+        for p in r.one("Service", component)["spec"]["ports"]
+    }
+
+
 def run_helm_test(r: Rendered, host_ports: dict[int, int]) -> int:
-    """The test hook's command, run as its pod would, the Service's name and ports pointed
+    """The test hook's command, run as its pod would, the Services' names and ports pointed
     at this machine."""
     pod = r.one("Pod")
     (container,) = pod["spec"]["containers"]
     python, flag, script = container["command"]
     assert (python, flag) == ("python", "-c")
-    service = r.one("Service", "worker")
+    names = {r.one("Service", c)["metadata"]["name"] for c in ("admin", "worker")}
     env = {}
     for var in container["env"]:
-        value = var["value"].replace(service["metadata"]["name"], "127.0.0.1")
-        for port in service["spec"]["ports"]:
-            value = value.replace(f":{port['port']}", f":{host_ports[port['port']]}")
+        value = var["value"]
+        if address := ADDRESS.fullmatch(value):
+            assert address["host"] in names, value
+            value = f"{address['scheme'] or ''}127.0.0.1:{host_ports[int(address['port'])]}"
         env[var["name"]] = value
     command = [*sandbox(pod["spec"], container), sys.executable, "-c", script]
     done = subprocess.run(command, env=env, check=False, timeout=30)
@@ -99,15 +111,13 @@ def run_helm_test(r: Rendered, host_ports: dict[int, int]) -> int:
 
 def test_helm_test_passes_against_the_worker(pod: LocalPod, rendered: dict[str, Rendered]) -> None:
     r = rendered["production"]
-    service = r.one("Service", "worker")
-    host_ports = {p["port"]: pod.port(p["targetPort"]) for p in service["spec"]["ports"]}
+    host_ports = {port: pod.port(target) for port, target in service_ports(r).items()}
     assert run_helm_test(r, host_ports) == 0
 
 
 def test_helm_test_fails_without_a_worker(rendered: dict[str, Rendered]) -> None:
     r = rendered["production"]
-    service = r.one("Service", "worker")
-    assert run_helm_test(r, {p["port"]: free_port() for p in service["spec"]["ports"]}) != 0
+    assert run_helm_test(r, {port: free_port() for port in service_ports(r)}) != 0
 
 
 def test_worker_stops_within_its_grace_period(

@@ -29,8 +29,24 @@ an 11-character revision hash, and a label value holds 63.
 {{ include "genial.fullname" . | trunc 46 | trimSuffix "-" }}-redis
 {{- end }}
 
+{{/*
+The admin Service (health, readiness, metrics): 57 characters and "-admin" fit a DNS label.
+*/}}
+{{- define "genial.adminName" -}}
+{{ include "genial.fullname" . | trunc 57 | trimSuffix "-" }}-admin
+{{- end }}
+
+{{/* Labels of every object: the pods' own, and the chart's version. */}}
 {{- define "genial.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "genial.podLabels" . }}
+{{- end }}
+
+{{/*
+Labels of the pods: no chart version, so that a chart release that leaves a pod template
+alone leaves its pods running. The app version stays: it moves with the default image.
+*/}}
+{{- define "genial.podLabels" -}}
 app.kubernetes.io/name: {{ include "genial.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
@@ -41,17 +57,21 @@ app.kubernetes.io/part-of: genial
 {{/*
 Selector labels carry the component, so that the workers' selectors (Service, PDB, topology
 spread, NetworkPolicy) never match the development Redis pods and the other way round.
+Called with (list $ "worker"), (list $ "redis"), ...
 */}}
+{{- define "genial.selectorLabels" -}}
+{{- $ctx := index . 0 -}}
+app.kubernetes.io/name: {{ include "genial.name" $ctx }}
+app.kubernetes.io/instance: {{ $ctx.Release.Name }}
+app.kubernetes.io/component: {{ index . 1 }}
+{{- end }}
+
 {{- define "genial.workerSelectorLabels" -}}
-app.kubernetes.io/name: {{ include "genial.name" . }}
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/component: worker
+{{ include "genial.selectorLabels" (list . "worker") }}
 {{- end }}
 
 {{- define "genial.redisSelectorLabels" -}}
-app.kubernetes.io/name: {{ include "genial.name" . }}
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/component: redis
+{{ include "genial.selectorLabels" (list . "redis") }}
 {{- end }}
 
 {{- define "genial.serviceAccountName" -}}
@@ -84,7 +104,34 @@ Redis connections and exit.
 {{/*
 A setting as an environment value. Helm reads every number in values as a float, which
 prints as 1e+06 and would not parse as an int in the service: JSON prints it as 1000000.
+A list is comma-separated, as the service reads one.
 */}}
 {{- define "genial.envValue" -}}
-{{- if kindIs "string" . }}{{ . | quote }}{{ else }}{{ . | toJson | quote }}{{ end }}
+{{- if kindIs "string" . }}{{ . | quote }}
+{{- else if kindIs "slice" . }}{{ join "," . | quote }}
+{{- else }}{{ . | toJson | quote }}{{ end }}
+{{- end }}
+
+{{/* appProtocol of a Service port: the value given, or what the port speaks. */}}
+{{- define "genial.appProtocol" -}}
+{{- $ctx := index . 0 }}{{ $port := index . 1 }}
+{{- $given := index $ctx.Values.service (printf "%sAppProtocol" $port) }}
+{{- if $given }}{{ $given }}
+{{- else if $ctx.Values.tls.enabled }}https
+{{- else if eq $port "grpc" }}kubernetes.io/h2c
+{{- else }}http
+{{- end }}
+{{- end }}
+
+{{/* Where the TLS Secret is mounted in the worker. */}}
+{{- define "genial.tlsDir" -}}
+/etc/genial/tls
+{{- end }}
+
+{{/*
+The Prometheus selector of this release's series, as the ServiceMonitor's scrape labels
+them (job: the admin Service's name): the alerts look at these workers only.
+*/}}
+{{- define "genial.seriesSelector" -}}
+namespace="{{ .Release.Namespace }}",job="{{ include "genial.adminName" . }}"
 {{- end }}

@@ -7,6 +7,7 @@ state comes from replaying the moves from the seed, since the engine is determin
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 from genial import engine
 from genial.v1 import game_service_pb2 as api
@@ -19,6 +20,30 @@ from .records import PLAYING
 from .settings import Settings
 from .store import GameLogs, GameStore
 from .views import game_view
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMove:
+    """A move as the log tells it: who, what, what it caused, and whether a bot chose it."""
+
+    version: int
+    seat: int
+    move: engine.Move
+    events: list[engine.Event]
+    """The service's events (a timeout, a reclaimed seat), then the engine's."""
+    automatic: bool
+
+
+async def moves_since(logs: GameLogs, game_id: str, version: int) -> list[PlayedMove]:
+    """The moves after `version`, in order (what anything that follows a game reads)."""
+    played = []
+    for entry in await logs.entries(game_id, (version, 0)):
+        if entry.id[0] > version:
+            move = records.decode_move(entry.data)
+            played.append(
+                PlayedMove(entry.id[0], move.seat, move.move, move.events, move.automatic)
+            )
+    return played
 
 
 async def state_at(

@@ -52,7 +52,7 @@ from google.protobuf.internal import api_implementation
 from prometheus_client.parser import text_string_to_metric_families
 
 from genial import engine
-from genial.service import records
+from genial.service import log_entries, records
 from genial.service.credentials import token_digest
 from genial.service.records import GameMeta
 from genial.service.routes import ROUTES
@@ -465,7 +465,6 @@ def sample_record() -> tuple[Record, bytes]:
     rnd = random.Random(7)
     state = engine.new_game("dice", 2, rnd.randbytes(16), {"rounds": ROUNDS})
     move = {"type": "roll"}
-    _, events = state.apply(state.to_move or 0, move)
     digest = token_digest("token")
     meta = GameMeta(
         kind="dice",
@@ -476,8 +475,10 @@ def sample_record() -> tuple[Record, bytes]:
         bots=[None, None],
         away=[False, False],
     )
-    entry = records.encode(records.MoveEntry(0, dict(move), events))
-    return Record(state.encode(), records.encode(meta), 0, 0), entry
+    entry = log_entries.encode_move(
+        "dice", log_entries.LoggedMove(0, log_entries.Cause.PLAYER, dict(move))
+    )
+    return Record(state.encode(), records.encode_meta(meta), 0, 0), entry
 
 
 # ---- running a load -----------------------------------------------------------------------

@@ -42,14 +42,14 @@ async def read_body(request: Request[Any, Any, Any]) -> Message:
 
 def extensions(app: GameApp) -> Extensions:
     grpc_handler = grpc_server.rpc_handler(
-        Endpoint("grpc", "Empty", app.limiter, unary=empty), empty_pb2.Empty
+        Endpoint("grpc", "Empty", app.gate, unary=empty), empty_pb2.Empty
     )
     route = HTTPRouteHandler(HTTP_PATH, http_method="POST", name="Empty", status_code=200)
     return Extensions(
         grpc=[grpc.method_handlers_generic_handler(SERVICE, {"Empty": grpc_handler})],
         http=[
             route(
-                http.unary_handler(Endpoint("http", "Empty", app.limiter, unary=empty), read_body)
+                http.unary_handler(Endpoint("http", "Empty", app.gate, unary=empty), read_body)
             )
         ],
     )

@@ -164,6 +164,8 @@ def running(
         # All the load comes from 127.0.0.1, as if from one client: the per-address limit
         # would refuse most of it. The per-token limit stays on.
         "GENIAL_RATE_LIMIT_ADDRESS": "0",
+        "GENIAL_GAMES_PER_MINUTE": "0",
+        "GENIAL_WAITING_GAMES": "0",
     }
     if bench_endpoints:
         # The benchmark's slots call at ~150/s each with one token, more than any player:

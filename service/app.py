@@ -8,25 +8,19 @@ through, the REST gateway decodes JSON into them. Errors are `ApiError`s.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
 
-from google.protobuf.message import Message
-
-from .credentials import Principal
+from .addresses import ClientAddresses
 from .games import Games
+from .health import StoreHealth
 from .history import History
+from .invoke import Gate, StreamCase, StreamSlots, UseCase
 from .limits import RateLimiter
 from .lobby import Lobby
 from .moves import Moves
 from .settings import Settings
 from .store import GameStore
 from .turns import Turns
-
-UseCase = Callable[[Any, Principal], Awaitable[Message]]
-"""An RPC's use case: the request message and the caller in, the response out."""
-StreamCase = Callable[[Any, Principal], AsyncIterator[Message]]
-"""A server-streaming RPC's use case."""
+from .watching import Watching
 
 
 class GameApp:
@@ -36,12 +30,18 @@ class GameApp:
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
-        self.limiter = RateLimiter(store, settings.rate_limit_token, settings.rate_limit_address)
+        self.gate = Gate(
+            RateLimiter(store, settings.rate_limit_token, settings.rate_limit_address),
+            ClientAddresses(settings.trusted_proxies),
+            StreamSlots(settings.max_streams, settings.max_streams_per_address),
+        )
+        self.health = StoreHealth(store, settings)
         self.turns = Turns(store, settings)
         self.lobby = Lobby(store, settings)
-        self.games = Games(store, settings, self.lobby, self.turns)
+        self.games = Games(store, settings, self.lobby, self.turns, self.health)
         self.moves = Moves(store, settings, self.turns)
         self.history = History(store, settings)
+        self.watching = Watching(store, settings)
         self.unary: dict[str, UseCase] = {
             "CreateGame": self.games.create_game,
             "JoinGame": self.games.join_game,
@@ -51,10 +51,11 @@ class GameApp:
             "GetHistory": self.history.get_history,
             "ListGames": self.lobby.list_games,
         }
-        self.streams: dict[str, StreamCase] = {"WatchGame": self.history.watch_game}
+        self.streams: dict[str, StreamCase] = {"WatchGame": self.watching.watch_game}
 
     async def run(self) -> None:
         """The background work of a worker, until cancelled."""
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(self.turns.run(self.moves.play_automatic_turn))
-            tasks.create_task(self.limiter.run())
+            tasks.create_task(self.gate.limiter.run())
+            tasks.create_task(self.health.run())

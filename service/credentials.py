@@ -33,10 +33,12 @@ def token_digest(token: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """The caller, as far as one request tells: anonymous, or the holder of a seat token."""
+    """The caller, as far as one request tells: anonymous, or the holder of a seat token,
+    calling from an address (None where the transport tells none)."""
 
     token: str | None = None
     """The digest of the bearer token (`token_digest`), None without one."""
+    address: str | None = None
 
     @property
     def rate_key(self) -> str | None:
@@ -62,11 +64,11 @@ class Principal:
 ANONYMOUS = Principal()
 
 
-def principal(authorization: str | None) -> Principal:
-    """The caller an `authorization` header (or gRPC metadata) value names. Only the Bearer
-    scheme (case-insensitive, as HTTP has it) carries a credential."""
+def principal(authorization: str | None, address: str | None = None) -> Principal:
+    """The caller an `authorization` header (or gRPC metadata) value names, at `address`.
+    Only the Bearer scheme (case-insensitive, as HTTP has it) carries a credential."""
     if authorization is None:
-        return ANONYMOUS
+        return Principal(address=address)
     if len(authorization) > MAX_AUTHORIZATION:
         raise ApiError(
             Reason.TOKEN_MALFORMED,
@@ -75,5 +77,5 @@ def principal(authorization: str | None) -> Principal:
     scheme, _, token = authorization.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
-        return ANONYMOUS
-    return Principal(token_digest(token))
+        return Principal(address=address)
+    return Principal(token_digest(token), address)

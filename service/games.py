@@ -10,18 +10,21 @@ import logging
 import re
 import secrets
 import time
+import unicodedata
 
 from genial import engine
 from genial.v1 import game_service_pb2 as api
 
 from . import convert, records
 from .credentials import Principal, new_seat_token, token_digest
-from .errors import ApiError, Reason
+from .errors import RETRY_AFTER, ApiError, Reason
+from .health import StoreHealth
 from .lobby import Lobby
+from .log_entries import JoinEntry, encode_join
 from .metrics import METRICS
-from .records import PLAYING, WAITING, GameMeta, JoinEntry
+from .records import PLAYING, WAITING, GameMeta
 from .settings import Settings
-from .store import GameStore, Record, Write
+from .store import GameStore, Quota, Record, Write
 from .turns import Turns
 from .views import game_view
 
@@ -33,6 +36,38 @@ MAX_TURN = 86_400
 """The longest turn timer, in seconds (the shortest is a setting)."""
 MAX_ATTEMPTS = 16
 """Compare-and-set attempts of one request before it gives up with ABORTED."""
+
+
+BLANK = frozenset("\u115f\u1160\u17b4\u17b5\u180e\u2800\u3164\uffa0\u034f")
+"""Letters and symbols that show nothing (fillers, a blank braille pattern)."""
+MAX_MARKS = 2
+"""Combining marks one character may carry (a Vietnamese letter has two)."""
+
+
+def display_name(raw: str) -> str:
+    """A display name as kept: NFC, trimmed, 1-32 printable characters of which one at
+    least shows something, no pile of combining marks."""
+    name = unicodedata.normalize("NFC", raw).strip()
+    rule = f"a display name has 1-{MAX_NAME} printable characters, one of them visible"
+    if not 1 <= len(name) <= MAX_NAME or not name.isprintable():
+        raise ApiError(Reason.BAD_DISPLAY_NAME, rule)
+    marks = 0
+    for char in name:
+        marks = marks + 1 if unicodedata.category(char).startswith("M") else 0
+        if marks > MAX_MARKS:
+            raise ApiError(Reason.BAD_DISPLAY_NAME, f"{rule}; at most {MAX_MARKS} marks on one")
+    if not any(_visible(char) for char in name):
+        raise ApiError(Reason.BAD_DISPLAY_NAME, rule)
+    return name
+
+
+def _visible(char: str) -> bool:
+    return char not in BLANK and unicodedata.category(char)[0] in "LNPS"
+
+
+def _folded(name: str) -> str:
+    """What two names must not share at one table: NFKC, case folded, blanks dropped."""
+    return "".join(c for c in unicodedata.normalize("NFKC", name).casefold() if _visible(c))
 
 
 def check_game_id(game_id: str) -> None:
@@ -52,15 +87,56 @@ async def load(
 
 
 class Games:
-    def __init__(self, store: GameStore, settings: Settings, lobby: Lobby, turns: Turns) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        settings: Settings,
+        lobby: Lobby,
+        turns: Turns,
+        health: StoreHealth,
+    ) -> None:
         self.store = store
         self.settings = settings
         self.lobby = lobby
         self.turns = turns
+        self.health = health
+
+    async def _claim(self, address: str, game_id: str, cost: int, expires: float) -> None:
+        """Count the game against its creator's quotas, or refuse it (TOO_MANY_GAMES)."""
+        quota = Quota(self.settings.games_per_minute, self.settings.waiting_games)
+        verdict = await self.store.claim_creation(address, game_id, cost, expires, quota)
+        if verdict == "waiting":
+            # Its list keeps games until they expire; those that started leave it here.
+            listed = await self.store.waiting_games(address)
+            found = [(await self.store.read(g))[0] for g in listed]
+            done = [
+                g
+                for g, r in zip(listed, found, strict=True)
+                if r is None or records.decode_meta(r.meta).status != WAITING
+            ]
+            await self.store.release_waiting(address, done)
+            if done:
+                verdict = await self.store.claim_creation(address, game_id, cost, expires, quota)
+        if verdict == "waiting":
+            raise ApiError(
+                Reason.TOO_MANY_GAMES,
+                f"at most {quota.waiting} games waiting for players from one address",
+            )
+        if verdict == "rate":
+            raise ApiError(
+                Reason.TOO_MANY_GAMES,
+                f"at most {quota.per_minute} games a minute from one address (a game of bots "
+                f"only counts {self.settings.bot_game_cost}); retry in a minute",
+                {RETRY_AFTER: "60"},
+            )
 
     async def create_game(
-        self, request: api.CreateGameRequest, _caller: Principal
+        self, request: api.CreateGameRequest, caller: Principal
     ) -> api.CreateGameResponse:
+        if self.health.near_full:
+            raise ApiError(
+                Reason.STORE_FULL, "storage is nearly full: new games wait; games in play go on"
+            )
         kind = convert.kind_name(request.kind) or ""  # no kind: the engine's UNKNOWN_GAME
         seed = engine.new_seed()
         try:
@@ -80,6 +156,11 @@ class Games:
                 )
             bots[seat_bot.seat] = strength
         now = time.time()
+        game_id = secrets.token_urlsafe(12)
+        if caller.address is not None:
+            playable = any(strength is None for strength in bots)
+            cost = 1 if playable else self.settings.bot_game_cost
+            await self._claim(caller.address, game_id, cost, now + self.settings.waiting_ttl)
         meta = GameMeta(
             kind=kind,
             seats=request.seats,
@@ -91,8 +172,7 @@ class Games:
             turn_seconds=turn_seconds,
             turn_started=round(now, 3),
         )
-        game_id = secrets.token_urlsafe(12)
-        record = Record(state.encode(), records.encode(meta), 0, 0)
+        record = Record(state.encode(), records.encode_meta(meta), 0, 0)
         if not await self.store.create(game_id, record, None, self.settings.waiting_ttl):
             raise ApiError(Reason.INTERNAL, "game id collision; try again")
         if meta.status == WAITING:
@@ -110,11 +190,7 @@ class Games:
     async def join_game(
         self, request: api.JoinGameRequest, _caller: Principal
     ) -> api.JoinGameResponse:
-        name = request.display_name.strip()
-        if not 1 <= len(name) <= MAX_NAME or not name.isprintable():
-            raise ApiError(
-                Reason.BAD_DISPLAY_NAME, f"a display name has 1-{MAX_NAME} printable characters"
-            )
+        name = display_name(request.display_name)
         for _ in range(MAX_ATTEMPTS):
             record, meta, _ = await load(self.store, request.game_id)
             if meta.status != WAITING:
@@ -128,6 +204,9 @@ class Games:
                 seat = request.seat
             else:
                 seat = free[0]
+            taken = {_folded(n) for n in meta.names if n is not None}
+            if _folded(name) in taken:
+                raise ApiError(Reason.NAME_TAKEN, f"{name!r} is at this table already")
             token = new_seat_token()
             meta.names[seat] = name
             meta.tokens[seat] = token_digest(token)
@@ -140,8 +219,8 @@ class Games:
                     state=record.state,
                     version=0,
                     entry_id=(0, meta.joined),
-                    entry=records.encode(JoinEntry(seat, name)),
-                    meta=records.encode(meta),
+                    entry=encode_join(JoinEntry(seat, name)),
+                    meta=records.encode_meta(meta),
                     ttl=self.settings.idle_ttl if started else self.settings.waiting_ttl,
                 ),
             )

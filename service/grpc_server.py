@@ -3,25 +3,27 @@ only reads the metadata, decodes and writes the status."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import grpc
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
+from . import reflection
 from .app import GameApp
 from .errors import DOMAIN, RETRY_AFTER, ApiError, Reason
 from .invoke import SERVICE, SERVICE_NAME, Endpoint, endpoints, message_class
+from .settings import Settings
 
 
-def authorization(metadata: grpc.aio.Metadata | None) -> str | None:
-    """The `authorization` metadata's value, if any."""
+def metadata_value(metadata: grpc.aio.Metadata | None, name: str) -> str | None:
+    """The (first) value of a text metadata key, if any."""
     for key, value in metadata or ():
-        if key == "authorization" and isinstance(value, str):
+        if key == name and isinstance(value, str):
             return value
     return None
 
@@ -77,39 +79,50 @@ def _decoded(request: Message | Undecodable) -> Callable[[], Awaitable[Message]]
 
 
 def rpc_handler(
-    endpoint: Endpoint, request_class: type[Message]
+    endpoint: Endpoint, request_class: type[Message], write_timeout: float = 30.0
 ) -> grpc.RpcMethodHandler[Any, Any]:
-    """The gRPC handler of one endpoint (unary, or server-streaming if it streams)."""
+    """The gRPC handler of one endpoint (unary, or server-streaming if it streams). A stream
+    whose client leaves an answer unread for `write_timeout` seconds ends with
+    RESOURCE_EXHAUSTED (`SLOW_READER`): it resumes from its last version."""
     options: dict[str, Any] = {
         "request_deserializer": _decoder(request_class),
         "response_serializer": lambda m: m.SerializeToString(),
     }
 
+    def call(request: Message | Undecodable, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        metadata = context.invocation_metadata()
+        return (
+            metadata_value(metadata, "authorization"),
+            peer_address(context.peer()),
+            metadata_value(metadata, "x-forwarded-for"),
+            _decoded(request),
+        )
+
     async def unary(
         request: Message | Undecodable, context: grpc.aio.ServicerContext[Any, Any]
     ) -> Message:
         try:
-            return await endpoint.unary(
-                authorization(context.invocation_metadata()),
-                peer_address(context.peer()),
-                _decoded(request),
-            )
+            return await endpoint.unary(*call(request, context))
         except ApiError as err:
             await context.abort_with_status(grpc_status(err))
             raise AssertionError("abort_with_status raises") from None
 
     async def stream(
         request: Message | Undecodable, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[Message]:
+    ) -> None:
+        answers = endpoint.stream(*call(request, context))
         try:
-            async for answer in endpoint.stream(
-                authorization(context.invocation_metadata()),
-                peer_address(context.peer()),
-                _decoded(request),
-            ):
-                yield answer
+            async for answer in answers:
+                try:
+                    await asyncio.wait_for(context.write(answer), write_timeout)
+                except TimeoutError:
+                    raise endpoint.refused(
+                        ApiError(Reason.SLOW_READER, "answers were left unread; resume")
+                    ) from None
         except ApiError as err:
             await context.abort_with_status(grpc_status(err))
+        finally:
+            await answers.aclose()
 
     if endpoint.streams:
         return grpc.unary_stream_rpc_method_handler(stream, **options)
@@ -118,35 +131,48 @@ def rpc_handler(
 
 def game_service_handler(app: GameApp) -> grpc.GenericRpcHandler:
     """Handlers for every RPC in the proto's service, built from its descriptor."""
-    found = endpoints("grpc", app.limiter, app.unary, app.streams)
+    found = endpoints("grpc", app.gate, app.unary, app.streams)
+    timeout = app.settings.write_stall_seconds
     handlers = {
-        method.name: rpc_handler(found[method.name], message_class(method.input_type))
+        method.name: rpc_handler(found[method.name], message_class(method.input_type), timeout)
         for method in SERVICE.methods
     }
     return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
 
+def server_options(settings: Settings) -> list[tuple[str, int]]:
+    """grpc's limits for a public endpoint: how big a request and its metadata, how many
+    streams a connection, how long a handshake, an idle connection and any connection live,
+    and keep-alive pings both ways."""
+    return [
+        ("grpc.max_receive_message_length", settings.max_request_bytes),
+        ("grpc.max_metadata_size", settings.max_header_bytes),
+        ("grpc.max_concurrent_streams", settings.max_streams_per_connection),
+        ("grpc.server_handshake_timeout_ms", int(settings.request_read_seconds * 1000)),
+        ("grpc.max_connection_idle_ms", int(settings.grpc_idle_seconds * 1000)),
+        # grpc reads 0 as "now"; for ever is its largest value.
+        ("grpc.max_connection_age_ms", int(settings.grpc_max_age_seconds * 1000) or 2**31 - 1),
+        ("grpc.max_connection_age_grace_ms", int(settings.drain_seconds * 1000)),
+        ("grpc.keepalive_time_ms", 30_000),
+        ("grpc.keepalive_timeout_ms", 10_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        # Clients may ping every 10 s, even between calls (grpc-js and grpcio default to
+        # none; Android's OkHttp to 30 s+), and are told off beyond that.
+        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        ("grpc.http2.max_ping_strikes", 2),
+        ("grpc.so_reuseport", 0),
+    ]
+
+
 async def start_grpc(
-    app: GameApp,
-    host: str,
-    port: int,
-    max_request_bytes: int,
-    extra_handlers: Iterable[grpc.GenericRpcHandler] = (),
+    app: GameApp, host: str, port: int, extra_handlers: Iterable[grpc.GenericRpcHandler] = ()
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Start serving; returns the server, the bound port and the health servicer."""
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", max_request_bytes),
-            ("grpc.so_reuseport", 0),
-            ("grpc.keepalive_time_ms", 30_000),
-        ]
-    )
+    server = grpc.aio.server(options=server_options(app.settings))
     server.add_generic_rpc_handlers((game_service_handler(app), *extra_handlers))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    reflection.serve(server, (SERVICE_NAME, health.SERVICE_NAME))
     bound = server.add_insecure_port(f"{host}:{port}")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)

@@ -73,14 +73,15 @@ def create_app(
 
     @get("/readyz")
     async def readyz() -> Response[bytes]:
-        """Ready while the store answers: a worker without it can serve nothing."""
-        if await app.store.ping():
-            return Response(b'{"status":"ready"}', media_type=JSON)
-        return _error(ApiError(Reason.STORE_UNAVAILABLE, "no store"))
+        """Ready while the store answers and takes writes: without it a worker serves nothing."""
+        ready, why = await app.health.ready()
+        if ready:
+            return Response(msgspec.json.encode({"status": why}), media_type=JSON)
+        return _error(ApiError(Reason.STORE_UNAVAILABLE, why))
 
     handlers: list[HTTPRouteHandler] = [openapi_json, docs, healthz, readyz, metrics]
     handlers += extra_handlers
-    found = invoke.endpoints("http", app.limiter, app.unary, app.streams)
+    found = invoke.endpoints("http", app.gate, app.unary, app.streams)
     for route in ROUTES:
         endpoint = found[route.method.name]
         if endpoint.streams:
@@ -121,8 +122,12 @@ async def metrics() -> Response[bytes]:
 # ---- the API ------------------------------------------------------------------------------
 
 
-def client_address(request: Request[Any, Any, Any]) -> str | None:
-    return request.client.host if request.client else None
+def caller(request: Request[Any, Any, Any]) -> tuple[str | None, str | None, str | None]:
+    """What the invoke path needs to know of a request's sender: its authorization value,
+    its connection's peer address and what X-Forwarded-For claims."""
+    headers = request.headers
+    peer = request.client.host if request.client else None
+    return headers.get("authorization"), peer, headers.get("x-forwarded-for")
 
 
 RequestDecoder = Callable[[Request[Any, Any, Any]], Awaitable[Message]]
@@ -135,11 +140,7 @@ def unary_handler(
 
     async def handle(request: Request[Any, Any, Any]) -> Response[bytes]:
         try:
-            answer = await endpoint.unary(
-                request.headers.get("authorization"),
-                client_address(request),
-                lambda: decode(request),
-            )
+            answer = await endpoint.unary(*caller(request), lambda: decode(request))
         except ApiError as err:
             return _error(err)
         return Response(encode(answer), media_type=JSON)
@@ -165,7 +166,7 @@ def _stream(
 
         answers = cast(
             AsyncGenerator[api.WatchGameResponse, None],
-            endpoint.stream(request.headers.get("authorization"), client_address(request), decode),
+            endpoint.stream(*caller(request), decode),
         )
         try:
             # The use case checks the game and the token before its first answer: wait for
@@ -214,7 +215,7 @@ async def _events(
     following: asyncio.Future[api.WatchGameResponse | None] | None = None
     try:
         while answer is not None:
-            if not answer.events:
+            if answer.keep_alive:
                 yield b": keep-alive\n\n"
             elif answer.version == 0:
                 joins += 1

@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections import Counter
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
-from redis.exceptions import RedisError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from genial.v1 import game_service_pb2 as api
 
 from . import convert
-from .app import StreamCase, UseCase
-from .credentials import principal
+from .addresses import ClientAddresses
+from .credentials import Principal, principal
 from .errors import ApiError, Reason
 from .limits import RateLimiter
 from .metrics import METRICS
@@ -30,6 +35,10 @@ log = logging.getLogger("genial.invoke")
 SERVICE = api.DESCRIPTOR.services_by_name["GameService"]
 SERVICE_NAME = SERVICE.full_name
 
+UseCase = Callable[[Any, Principal], Awaitable[Message]]
+"""An RPC's use case: the request message and the caller in, the response out."""
+StreamCase = Callable[[Any, Principal], AsyncIterator[Message]]
+"""A server-streaming RPC's use case."""
 Decode = Callable[[], Awaitable[Message]]
 """Reads the request message (after the caller is admitted), or raises an `ApiError`."""
 
@@ -44,7 +53,14 @@ def as_api_error(exc: BaseException) -> ApiError:
         return exc
     if isinstance(exc, convert.BadMessage):
         return ApiError(Reason.BAD_REQUEST, str(exc))
+    if isinstance(exc, ResponseError) and str(exc).startswith("OOM"):
+        METRICS.redis_errors.labels("oom").inc()
+        return ApiError(Reason.STORE_FULL, "storage is full; retry later")
     if isinstance(exc, (RedisError, OSError, TimeoutError)):
+        kind = "timeout" if isinstance(exc, (RedisTimeoutError, TimeoutError)) else "connection"
+        if not isinstance(exc, (RedisConnectionError, OSError, TimeoutError)):
+            kind = "other"
+        METRICS.redis_errors.labels(kind).inc()
         log.warning("store unavailable: %s", type(exc).__name__)
         return ApiError(Reason.STORE_UNAVAILABLE, "storage is unavailable; retry")
     log.exception("unexpected error")
@@ -58,38 +74,81 @@ def refused(transport: str, exc: BaseException) -> ApiError:
     return err
 
 
+class StreamSlots:
+    """The watch streams a worker serves, bounded in all and per client address."""
+
+    def __init__(self, most: int, most_per_address: int) -> None:
+        self.most = most
+        self.most_per_address = most_per_address
+        self.open = 0
+        self._by_address: Counter[str | None] = Counter()
+        METRICS.watch_streams_limit.set(most)
+
+    def take(self, address: str | None) -> None:
+        if self.open >= self.most:
+            raise ApiError(Reason.TOO_MANY_STREAMS, "this worker follows all it can; retry")
+        if self._by_address[address] >= self.most_per_address:
+            raise ApiError(
+                Reason.TOO_MANY_STREAMS,
+                f"at most {self.most_per_address} watch streams a client address",
+            )
+        self.open += 1
+        self._by_address[address] += 1
+
+    def give_back(self, address: str | None) -> None:
+        self.open -= 1
+        self._by_address[address] -= 1
+        if not self._by_address[address]:
+            del self._by_address[address]
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """What a call passes through before its use case, whatever its RPC."""
+
+    limiter: RateLimiter
+    addresses: ClientAddresses
+    streams: StreamSlots
+
+
 class Endpoint:
-    """One RPC as a transport calls it."""
+    """One RPC as a transport calls it: with the `authorization` value, the connection's
+    peer address and the X-Forwarded-For it sent (believed only from trusted proxies)."""
 
     def __init__(
         self,
         transport: str,
         method: str,
-        limiter: RateLimiter,
+        gate: Gate,
         unary: UseCase | None = None,
         stream: StreamCase | None = None,
     ) -> None:
         self.transport = transport
         self.method = method
-        self.limiter = limiter
+        self.gate = gate
         self._unary = unary
         self._stream = stream
         self.streams = stream is not None
         """Whether the RPC is server-streaming."""
         self._latency = METRICS.latency.labels(transport, method)  # looked up once
+        self._open_streams = METRICS.watch_streams.labels(transport)
 
     def refused(self, exc: BaseException) -> ApiError:
         return refused(self.transport, exc)
 
+    def _admit(self, authorization: str | None, address: str | None) -> Principal:
+        caller = principal(authorization, address)
+        self.gate.limiter.admit(caller.rate_key, address)
+        return caller
+
     async def unary(
-        self, authorization: str | None, address: str | None, decode: Decode
+        self, authorization: str | None, peer: str | None, forwarded: str | None, decode: Decode
     ) -> Message:
         """The answer, or the `ApiError` to send instead."""
         assert self._unary is not None
         start = time.perf_counter()
         try:
-            caller = principal(authorization)
-            self.limiter.admit(caller.rate_key, address)
+            caller = self._admit(authorization, self.gate.addresses.client(peer, forwarded))
             return await self._unary(await decode(), caller)
         except Exception as exc:
             raise self.refused(exc) from None
@@ -97,33 +156,36 @@ class Endpoint:
             self._latency.observe(time.perf_counter() - start)
 
     async def stream(
-        self, authorization: str | None, address: str | None, decode: Decode
-    ) -> AsyncIterator[Message]:
+        self, authorization: str | None, peer: str | None, forwarded: str | None, decode: Decode
+    ) -> AsyncGenerator[Message, None]:
         """The answers, then the end of the stream or the `ApiError` that ends it."""
         assert self._stream is not None
+        address = self.gate.addresses.client(peer, forwarded)
         try:
-            caller = principal(authorization)
-            self.limiter.admit(caller.rate_key, address)
+            caller = self._admit(authorization, address)
+            self.gate.streams.take(address)
+        except Exception as exc:
+            raise self.refused(exc) from None
+        self._open_streams.inc()
+        try:
             async for answer in self._stream(await decode(), caller):
                 yield answer
         except Exception as exc:
             raise self.refused(exc) from None
+        finally:
+            self._open_streams.dec()
+            self.gate.streams.give_back(address)
 
 
 def endpoints(
-    transport: str,
-    limiter: RateLimiter,
-    unary: dict[str, UseCase],
-    streams: dict[str, StreamCase],
+    transport: str, gate: Gate, unary: dict[str, UseCase], streams: dict[str, StreamCase]
 ) -> dict[str, Endpoint]:
     """An endpoint for every RPC of the service, by name; an RPC without a use case is a
     bug caught at start."""
     found: dict[str, Endpoint] = {}
     for method in SERVICE.methods:
         if method.server_streaming:
-            found[method.name] = Endpoint(
-                transport, method.name, limiter, stream=streams[method.name]
-            )
+            found[method.name] = Endpoint(transport, method.name, gate, stream=streams[method.name])
         else:
-            found[method.name] = Endpoint(transport, method.name, limiter, unary=unary[method.name])
+            found[method.name] = Endpoint(transport, method.name, gate, unary=unary[method.name])
     return found

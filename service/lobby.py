@@ -50,23 +50,34 @@ class Lobby:
         if not math.isfinite(after):  # "nan", "inf" and "1e999" parse too
             raise ApiError(Reason.BAD_PAGE, "bad page_token")
         response = api.ListGamesResponse()
-        page = await self.store.lobby_page(kind, after, size)
         last = after
-        for game_id, created in page:
-            record, _ = await self.store.read(game_id)
-            meta = records.decode_meta(record.meta) if record else None
-            if record is None or meta is None or meta.status != WAITING:
-                await self.store.lobby_remove(kind, game_id)  # a stale hint
-                continue
-            summary = response.games.add(
-                game_id=game_id,
-                kind=convert.kind_enum(meta.kind),
-                status=types.GAME_STATUS_WAITING,
-                seats=meta.seats,
-                open_seats=meta.seats - meta.joined,
-            )
-            convert.to_proto(engine.decode(record.state).options, summary.options)
-            last = created
-        if len(page) == size:
-            response.next_page_token = repr(last)
+        while (wanted := size - len(response.games)) > 0:
+            page = await self.store.lobby_page(kind, last, wanted)
+            for game_id, created in page:
+                last = created
+                summary = await self._summary(kind, game_id, created)
+                if summary is not None:
+                    response.games.append(summary)
+            if len(page) < wanted:
+                return response  # the lobby ends here
+        response.next_page_token = repr(last)
         return response
+
+    async def _summary(self, kind: str, game_id: str, created: float) -> types.GameSummary | None:
+        """The game as the lobby shows it; None (and out of the lobby) if it no longer
+        waits for players, or is gone."""
+        record, _ = await self.store.read(game_id)
+        meta = records.decode_meta(record.meta) if record else None
+        if record is None or meta is None or meta.status != WAITING:
+            await self.store.lobby_remove(kind, game_id)  # a stale hint
+            return None
+        summary = types.GameSummary(
+            game_id=game_id,
+            kind=convert.kind_enum(meta.kind),
+            status=types.GAME_STATUS_WAITING,
+            seats=meta.seats,
+            open_seats=meta.seats - meta.joined,
+        )
+        summary.created_at.FromMilliseconds(round(created * 1000))
+        convert.to_proto(engine.decode(record.state).options, summary.options)
+        return summary

@@ -12,7 +12,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from genial import engine
 from genial.v1 import game_service_pb2 as api
@@ -22,9 +22,10 @@ from .bot_players import TIMEOUT_BOT, choose_move
 from .credentials import Principal
 from .errors import ApiError, Reason
 from .games import MAX_ATTEMPTS, load
-from .history import state_at
+from .history import SNAPSHOT_EVERY, replay_at, snapshot_of
+from .log_entries import Cause, LoggedMove, decode_move, encode_move, service_events
 from .metrics import METRICS
-from .records import PLAYING, WAITING, GameMeta, MoveEntry
+from .records import PLAYING, WAITING, GameMeta
 from .settings import Settings
 from .store import GameStore, Record, Write
 from .turns import Turns
@@ -65,10 +66,8 @@ class Chosen:
 
     seat: int
     move: engine.Move
-    automatic: bool = False
-    """Chosen by a bot: the seat's own, or for a seat that ran out of time."""
-    events: list[engine.Event] = field(default_factory=list)
-    """Service events that come before the move's own (a timeout, a reclaimed seat)."""
+    cause: str = Cause.PLAYER
+    """Who chose it (`log_entries.Cause`): the player, the seat's bot, the timeout bot."""
 
 
 class NothingToDo(Exception):
@@ -146,16 +145,14 @@ class Moves:
                     METRICS.illegal_moves.labels(err.reason).inc()
                     raise ApiError.from_engine(err) from None
                 raise
-            before = [dict(e) for e in chosen.events]
-            if not chosen.automatic and meta.away[chosen.seat]:
-                meta.away[chosen.seat] = False
-                before.append({"type": "seat_reclaimed", "seat": chosen.seat})
+            before = service_events(meta.away, chosen.seat, chosen.cause)
             meta.finished = new.is_over()
             meta.turn_started = round(time.time(), 3)
             events = before + engine_events
             version = record.version + 1
-            entry = MoveEntry(chosen.seat, dict(chosen.move), events, chosen.automatic)
-            written = Record(new.encode(), records.encode(meta), version, record.rev + 1)
+            logged = LoggedMove(chosen.seat, chosen.cause, dict(chosen.move))
+            written = Record(new.encode(), records.encode_meta(meta), version, record.rev + 1)
+            snapshot = None if version % SNAPSHOT_EVERY else snapshot_of(meta.away, new)
             result = await self.store.write(
                 game_id,
                 Write(
@@ -163,10 +160,11 @@ class Moves:
                     state=written.state,
                     version=version,
                     entry_id=(version, 0),
-                    entry=records.encode(entry),
+                    entry=encode_move(meta.kind, logged),
                     meta=written.meta,
                     request_id=request_id,
                     ttl=self.settings.finished_ttl if meta.finished else self.settings.idle_ttl,
+                    snapshot=snapshot,
                 ),
             )
             if result.duplicate_version is not None:
@@ -221,14 +219,13 @@ class Moves:
     ) -> api.MakeMoveResponse:
         """The answer a request id got the first time: the move is never applied twice."""
         METRICS.replayed_requests.inc()
-        entry = await self.store.entry(game_id, version)
-        state = engine.decode(record.state)
-        if record.version != version:
-            state = await state_at(self.store, game_id, state, version)
-        events = records.decode_move(entry.data).events if entry else []
+        current = engine.decode(record.state)
+        replay = await replay_at(self.store, game_id, current, meta.seats, version - 1)
+        entries = await self.store.entries(game_id, (version - 1, 0), (version, 0))
+        events = replay.advance(version, decode_move(meta.kind, entries[-1].data))
         return api.MakeMoveResponse(
             version=version,
-            view=game_view(game_id, meta, version, state, seat),
+            view=game_view(game_id, replay.meta(meta), version, replay.state, seat),
             events=[convert.proto_event(meta.kind, e) for e in events],
         )
 
@@ -271,17 +268,14 @@ async def _automatic_move(
     seat = state.to_move
     if seat is None or meta.status != PLAYING:
         return None
-    strength = meta.bots[seat]
-    events: list[engine.Event] = []
+    strength, cause = meta.bots[seat], Cause.BOT
     if strength is None:
         deadline = meta.deadline(seat)
         if deadline is None or time.time() < deadline:
             return None
-        strength = TIMEOUT_BOT
-        meta.away[seat] = True
-        events.append({"type": "turn_timed_out", "seat": seat})
+        strength, cause = TIMEOUT_BOT, Cause.TIMEOUT
     # Bots think in a thread, so that a strong bot's search never stalls the loop.
     move = await asyncio.to_thread(
         choose_move, meta.kind, strength, state.view(seat), state.legal_moves()
     )
-    return Chosen(seat, move, automatic=True, events=events)
+    return Chosen(seat, move, cause)

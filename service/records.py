@@ -1,4 +1,4 @@
-"""What the service stores about a game beside the engine's state, as typed records.
+"""What the service stores about a game beside the engine's state, as a typed record.
 
 Stored keys are short (a game's metadata is written with every move), the names in code
 are not: each field says the key it is stored under. Records written by earlier versions
@@ -67,41 +67,12 @@ class GameMeta(msgspec.Struct, kw_only=True):
         )
 
 
-class JoinEntry(msgspec.Struct):
-    """A log entry: a seat taken before the first move (entry id `(0, n)`, the n-th seat)."""
-
-    seat: int = _key("j")
-    name: str = _key("n")
-
-
-class MoveEntry(msgspec.Struct, omit_defaults=True):
-    """A log entry: a move and what it caused (entry id `(version, 0)`)."""
-
-    seat: int = _key("s")
-    move: dict[str, Any] = _key("m")
-    events: list[dict[str, Any]] = _key("e")
-    """The service's events (a timeout, a reclaimed seat) and then the engine's."""
-    automatic: bool = _key("a", False)
-    """Chosen by a bot: the seat's own, or for a seat that ran out of time."""
-
-
-_encoder = msgspec.json.Encoder()
 _meta = msgspec.json.Decoder(GameMeta)
-_join = msgspec.json.Decoder(JoinEntry)
-_move = msgspec.json.Decoder(MoveEntry)
 
 
-def encode(record: GameMeta | JoinEntry | MoveEntry) -> bytes:
-    return _encoder.encode(record)
+def encode_meta(meta: GameMeta) -> bytes:
+    return msgspec.json.encode(meta)
 
 
 def decode_meta(raw: bytes) -> GameMeta:
     return _meta.decode(raw)
-
-
-def decode_join(raw: bytes) -> JoinEntry:
-    return _join.decode(raw)
-
-
-def decode_move(raw: bytes) -> MoveEntry:
-    return _move.decode(raw)

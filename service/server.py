@@ -4,14 +4,12 @@ ports of one asyncio loop."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import grpc
-import uvicorn
 import uvloop
 from grpc_health.v1 import health_pb2
 from litestar.handlers import HTTPRouteHandler
@@ -19,6 +17,7 @@ from litestar.handlers import HTTPRouteHandler
 from .app import GameApp
 from .grpc_server import start_grpc
 from .http import create_app
+from .http_server import start_http
 from .invoke import SERVICE_NAME
 from .logs import setup_logging
 from .settings import Settings
@@ -39,42 +38,18 @@ Extend = Callable[[GameApp], Extensions]
 """Builds the extensions of a worker from its application."""
 
 
-class HttpServer(uvicorn.Server):
-    """uvicorn without its signal handlers: `serve` handles SIGTERM for both transports."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
-def start_http(
-    app: GameApp, settings: Settings, closing: asyncio.Event, extensions: Extensions
-) -> tuple[HttpServer, asyncio.Task[None], int]:
-    """Start serving; returns the server, its task and the bound port."""
-    config = uvicorn.Config(
-        create_app(app, settings.max_request_bytes, closing, extensions.http),
-        host=settings.host,
-        port=settings.http_port,
-        lifespan="off",
-        log_config=None,
-        access_log=False,
-        # Annotated int, but any number of seconds works (it is a wait_for timeout).
-        timeout_graceful_shutdown=settings.drain_seconds,  # type: ignore[arg-type]
-    )
-    sock = config.bind_socket()  # bound here, so that port 0 tells its port at once
-    server = HttpServer(config)
-    return server, asyncio.create_task(server.serve([sock])), sock.getsockname()[1]
-
-
 async def serve(settings: Settings, extend: Extend | None = None) -> None:
     store = open_store(settings)
     app = GameApp(store, settings)
     extensions = extend(app) if extend else Extensions()
     server, grpc_port, health_servicer = await start_grpc(
-        app, settings.host, settings.grpc_port, settings.max_request_bytes, extensions.grpc
+        app, settings.host, settings.grpc_port, extensions.grpc
     )
     stop = asyncio.Event()
-    http_server, http_task, http_port = start_http(app, settings, stop, extensions)
+    gateway = create_app(app, settings.max_request_bytes, stop, extensions.http)
+    http_server, http_task, http_port = start_http(
+        gateway, settings, settings.host, settings.http_port
+    )
     background = asyncio.create_task(app.run())
     log.info("serving", extra={"grpc_port": grpc_port, "http_port": http_port, "store": store.name})
     loop = asyncio.get_running_loop()

@@ -33,7 +33,7 @@ class Settings:
     redis_cluster: bool = field(default=False, metadata=_doc("the URL names a Redis Cluster"))
     redis_timeout: float = field(default=2.0, metadata=_doc("seconds before a Redis call fails"))
     waiting_ttl: float = field(
-        default=24 * 3600, metadata=_doc("seconds a game that never fills is kept")
+        default=30 * 60, metadata=_doc("seconds a game that never fills is kept")
     )
     idle_ttl: float = field(
         default=7 * 24 * 3600, metadata=_doc("seconds a running game is kept without a move")
@@ -48,6 +48,62 @@ class Settings:
     )
     rate_limit_address: int = field(
         default=6000, metadata=_doc("requests per 10 s from one address, all workers; 0: off")
+    )
+    games_per_minute: int = field(
+        default=30,
+        metadata=_doc(
+            "games one address may create a minute, all workers (a game of bots only counts "
+            "as bot_game_cost); 0: no limit"
+        ),
+    )
+    waiting_games: int = field(
+        default=20, metadata=_doc("games one address may have waiting for players; 0: no limit")
+    )
+    bot_game_cost: int = field(
+        default=10, metadata=_doc("what a game with no seat for a player counts as, created")
+    )
+    store_full_fraction: float = field(
+        default=0.9,
+        metadata=_doc(
+            "share of Redis's maxmemory past which new games are refused, leaving the rest "
+            "to the moves of running games"
+        ),
+    )
+    trusted_proxies: str = field(
+        default="",
+        metadata=_doc(
+            "comma-separated CIDRs of proxies whose X-Forwarded-For is believed (e.g. the "
+            "ingress controller's pods); empty: none, the peer is the client"
+        ),
+    )
+    max_streams: int = field(
+        default=20_000, metadata=_doc("watch streams one worker serves at once")
+    )
+    max_streams_per_address: int = field(
+        default=64, metadata=_doc("watch streams one client address may hold on one worker")
+    )
+    max_streams_per_connection: int = field(
+        default=100, metadata=_doc("concurrent gRPC streams on one connection")
+    )
+    max_header_bytes: int = field(
+        default=16 * 1024, metadata=_doc("largest request head (HTTP) or metadata (gRPC)")
+    )
+    request_read_seconds: float = field(
+        default=10.0, metadata=_doc("seconds a client has to send a whole HTTP request")
+    )
+    write_stall_seconds: float = field(
+        default=30.0,
+        metadata=_doc("seconds an answer may wait for a client that does not read it"),
+    )
+    grpc_idle_seconds: float = field(
+        default=300.0, metadata=_doc("seconds a gRPC connection without calls is kept")
+    )
+    grpc_max_age_seconds: float = field(
+        default=7200.0,
+        metadata=_doc(
+            "seconds a gRPC connection lives before it is asked to reconnect (after a grace "
+            "of drain_seconds; its watches resume elsewhere); 0: for ever"
+        ),
     )
     record_cache_games: int = field(
         default=10_000,

@@ -7,12 +7,16 @@ import logging
 from typing import TYPE_CHECKING
 
 from .base import (
+    CreationQuotas,
     Entry,
     EntryId,
+    Follower,
     GameLogs,
     GameRecords,
     GameStore,
     Lobby,
+    LogChanges,
+    Quota,
     Record,
     SharedCounters,
     TurnSchedule,
@@ -48,13 +52,17 @@ def open_store(settings: Settings) -> GameStore:
 
 
 __all__ = [
+    "CreationQuotas",
     "Entry",
     "EntryId",
+    "Follower",
     "GameLogs",
     "GameRecords",
     "GameStore",
     "Lobby",
+    "LogChanges",
     "MemoryStore",
+    "Quota",
     "Record",
     "SharedCounters",
     "TurnSchedule",

@@ -15,6 +15,17 @@ from typing import Protocol
 
 EntryId = tuple[int, int]
 """(version, seq) of a log entry."""
+REQUEST_IDS_KEPT = 64
+"""A request id is remembered for the 64 moves after its own at least (a retry comes within
+seconds); older ones are pruned every 64 versions."""
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    """Games an address may create a minute (by cost) and have waiting; 0: no limit."""
+
+    per_minute: int
+    waiting: int
 
 
 @dataclass(slots=True)
@@ -46,6 +57,8 @@ class Write:
     request_id: str | None = None
     ttl: float = 0
     """Seconds the game lives after this write without another one; 0: for ever."""
+    snapshot: bytes | None = None
+    """What to keep of the game at `version`, to replay later versions from."""
 
 
 @dataclass(slots=True)
@@ -83,14 +96,43 @@ class GameRecords(Protocol):
 
 
 class GameLogs(Protocol):
-    """Each game's log, read in order, and waited on for what comes next."""
+    """Each game's log, read in order, and the snapshots that spare replaying all of it."""
 
-    async def entries(self, game_id: str, after: EntryId, block_ms: int = 0) -> list[Entry]:
-        """Log entries after `after`, in order; waits up to `block_ms` when there are none yet."""
+    async def entries(
+        self, game_id: str, after: EntryId, until: EntryId | None = None
+    ) -> list[Entry]:
+        """Log entries after `after` (and up to `until`, if given), in order."""
         ...
 
-    async def entry(self, game_id: str, version: int) -> Entry | None:
-        """The entry of the move that produced `version`."""
+    async def snapshot(self, game_id: str, version: int) -> bytes | None:
+        """The snapshot written with `version`, if one was."""
+        ...
+
+
+class Follower(Protocol):
+    """A wait for a game's log to grow, on this worker."""
+
+    @property
+    def generation(self) -> int:
+        """How many wake-ups the game has had on this worker: a read made after a wake-up
+        was seen has all the writes that caused it and the ones before."""
+        ...
+
+    async def wait(self, timeout: float) -> bool:
+        """Until the log may have grown (True) or `timeout` seconds have passed (False).
+        A True without a new entry is possible (after a lost connection, say); a new entry
+        without a True is not, once `follow` has returned."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class LogChanges(Protocol):
+    """Wake-ups when a game's log grows: what watchers wait on, instead of a blocking read
+    each (a watcher costs memory, not a connection)."""
+
+    async def follow(self, game_id: str) -> Follower:
+        """A follower of `game_id`: every write made after this returns wakes it."""
         ...
 
 
@@ -128,6 +170,26 @@ class TurnSchedule(Protocol):
         ...
 
 
+class CreationQuotas(Protocol):
+    """What each client address has created, all workers together: its games this minute
+    (by cost) and its games still waiting for players."""
+
+    async def claim_creation(
+        self, address: str, game_id: str, cost: int, expires: float, quota: Quota
+    ) -> str | None:
+        """Count a game `address` creates (waiting until `expires`, a Unix time), or say
+        which quota it would exceed: "rate" or "waiting"."""
+        ...
+
+    async def waiting_games(self, address: str) -> list[str]:
+        """The games `address` created that may still be waiting (hints)."""
+        ...
+
+    async def release_waiting(self, address: str, game_ids: list[str]) -> None:
+        """Games of `address` that no longer wait (started, or gone)."""
+        ...
+
+
 class SharedCounters(Protocol):
     """Counters all workers add to (rate limits)."""
 
@@ -136,11 +198,24 @@ class SharedCounters(Protocol):
         ...
 
 
-class GameStore(GameRecords, GameLogs, Lobby, TurnSchedule, SharedCounters, Protocol):
+class GameStore(
+    GameRecords,
+    GameLogs,
+    LogChanges,
+    Lobby,
+    TurnSchedule,
+    CreationQuotas,
+    SharedCounters,
+    Protocol,
+):
     """Everything the service keeps, behind one object a worker opens at start."""
 
     name: str
 
     async def ping(self) -> bool: ...
+
+    async def memory(self) -> tuple[int, int] | None:
+        """Bytes used and the most allowed (0: no bound); None where nothing bounds it."""
+        ...
 
     async def close(self) -> None: ...

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .base import Entry, EntryId, Record, Write, WriteResult
+from .base import (
+    REQUEST_IDS_KEPT,
+    Entry,
+    EntryId,
+    Follower,
+    Quota,
+    Record,
+    Write,
+    WriteResult,
+)
+from .follow import Wakeups
 
 
 @dataclass
@@ -17,6 +25,7 @@ class _MemoryGame:
     log: list[Entry]
     expires: float
     requests: dict[str, int] = field(default_factory=dict)
+    snapshots: dict[int, bytes] = field(default_factory=dict)
 
 
 class MemoryStore:
@@ -29,7 +38,9 @@ class MemoryStore:
         self._lobby: dict[str, dict[str, float]] = {}
         self._schedule: dict[str, float] = {}
         self._counts: dict[str, tuple[int, float]] = {}
-        self._changed = asyncio.Condition()
+        self._waiting: dict[str, dict[str, float]] = {}
+        """Per address, its games that may wait, and when each expires (Unix time)."""
+        self._wakeups = Wakeups()
         self._clock = clock
 
     def _get(self, game_id: str) -> _MemoryGame | None:
@@ -46,7 +57,6 @@ class MemoryStore:
         if self._get(game_id) is not None:
             return False
         self._games[game_id] = _MemoryGame(record, [entry] if entry else [], self._deadline(ttl))
-        await self._notify()
         return True
 
     async def read(
@@ -68,32 +78,32 @@ class MemoryStore:
             return WriteResult(False, game.record.rev, current=game.record)
         if write.request_id is not None:
             game.requests[write.request_id] = write.version
+            if write.version % REQUEST_IDS_KEPT == 0:  # as Redis prunes them
+                oldest = write.version - REQUEST_IDS_KEPT
+                game.requests = {r: v for r, v in game.requests.items() if v > oldest}
+        if write.snapshot is not None:
+            game.snapshots[write.version] = write.snapshot
         rev = game.record.rev + 1
         game.record = Record(write.state, write.meta, write.version, rev)
         game.log.append(Entry(write.entry_id, write.entry))
         game.expires = self._deadline(write.ttl)
-        await self._notify()
+        self._wakeups.wake(game_id)
         return WriteResult(True, rev)
 
-    async def _notify(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
-
-    async def entries(self, game_id: str, after: EntryId, block_ms: int = 0) -> list[Entry]:
-        deadline = time.monotonic() + block_ms / 1000
-        while True:
-            game = self._get(game_id)
-            found = [e for e in game.log if e.id > after] if game else []
-            remaining = deadline - time.monotonic()
-            if found or remaining <= 0:
-                return found
-            async with self._changed:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), remaining)
-
-    async def entry(self, game_id: str, version: int) -> Entry | None:
+    async def entries(
+        self, game_id: str, after: EntryId, until: EntryId | None = None
+    ) -> list[Entry]:
         game = self._get(game_id)
-        return next((e for e in game.log if e.id == (version, 0)), None) if game else None
+        if game is None:
+            return []
+        return [e for e in game.log if e.id > after and (until is None or e.id <= until)]
+
+    async def snapshot(self, game_id: str, version: int) -> bytes | None:
+        game = self._get(game_id)
+        return game.snapshots.get(version) if game else None
+
+    async def follow(self, game_id: str) -> Follower:
+        return self._wakeups.follow(game_id)
 
     async def lobby_add(self, kind: str, game_id: str, created: float) -> None:
         self._lobby.setdefault(kind, {})[game_id] = created
@@ -128,6 +138,31 @@ class MemoryStore:
         del self._schedule[game_id]
         return True
 
+    async def claim_creation(
+        self, address: str, game_id: str, cost: int, expires: float, quota: Quota
+    ) -> str | None:
+        now = time.time()
+        waiting = {g: t for g, t in self._waiting.get(address, {}).items() if t > now}
+        if quota.waiting and len(waiting) >= quota.waiting:
+            return "waiting"
+        key = f"created:{address}:{int(now // 60)}"
+        if quota.per_minute:
+            created = self._counts.get(key, (0, 0.0))[0]
+            if created + cost > quota.per_minute:
+                return "rate"
+        await self.add_counts({key: cost}, 120)
+        waiting[game_id] = expires
+        self._waiting[address] = waiting
+        return None
+
+    async def waiting_games(self, address: str) -> list[str]:
+        return list(self._waiting.get(address, {}))
+
+    async def release_waiting(self, address: str, game_ids: list[str]) -> None:
+        waiting = self._waiting.get(address, {})
+        for game_id in game_ids:
+            waiting.pop(game_id, None)
+
     async def add_counts(self, deltas: dict[str, int], ttl: float) -> dict[str, int]:
         now = self._clock()
         self._counts = {k: v for k, v in self._counts.items() if v[1] > now}
@@ -138,6 +173,9 @@ class MemoryStore:
 
     async def ping(self) -> bool:
         return True
+
+    async def memory(self) -> None:
+        return None
 
     async def close(self) -> None:
         self._games.clear()

@@ -1,15 +1,17 @@
 """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
-A game is three keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
+A game is four keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
 the record, one string "<rev> <version> <meta length>\n" + zlib(meta + state), so that a
 live game takes under 1 KiB with Redis's own overhead (a hash of four fields took
-1.1-1.7 KiB); its log, a stream; and the request ids it has applied, a hash of
-request id -> version that lives as long as the game. The scripts are in `scripts/`.
+1.1-1.7 KiB); its log, a stream; the request ids of its last moves, a hash of request id
+-> version; and its snapshots, a hash of version -> snapshot. The scripts are in
+`scripts/`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 import zlib
 from collections.abc import Sequence
 from importlib import resources
@@ -19,7 +21,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
-from .base import Entry, EntryId, Record, Write, WriteResult
+from .base import Entry, EntryId, Follower, Quota, Record, Write, WriteResult
+from .redis_changes import RedisLogChanges
 from .redis_link import Command, RedisLink
 
 # A game is three keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
@@ -32,9 +35,15 @@ SCHEDULE_KEY = "genial:schedule"
 """Outside any game's slot: the schedule is its own key, written on its own."""
 
 
-def _keys(game_id: str) -> tuple[str, str, str]:
-    """The record, the log and the request ids of a game."""
-    return f"genial:{{{game_id}}}:game", f"genial:{{{game_id}}}:log", f"genial:{{{game_id}}}:req"
+def _keys(game_id: str) -> tuple[str, str, str, str]:
+    """The record, the log, the request ids and the snapshots of a game."""
+    return tuple(f"genial:{{{game_id}}}:{part}" for part in ("game", "log", "req", "snap"))  # type: ignore[return-value]
+
+
+def _quota_keys(address: str) -> list[str]:
+    """An address's waiting games and its creations this minute, in one slot."""
+    minute = int(time.time() // 60)
+    return [f"genial:quota:{{{address}}}:waiting", f"genial:quota:{{{address}}}:{minute}"]
 
 
 def _stream_id(entry_id: EntryId) -> str:
@@ -107,10 +116,10 @@ class _Script:
 class RedisStore:
     """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
-    The move path (read, write, create) goes through `commands`: a `RedisLink` on
-    standalone Redis over TCP, redis-py's client on Cluster, Unix sockets and URLs with
-    options the link does not follow. Everything else (logs,
-    lobby, schedule, counters) goes through redis-py.
+    The move path (read, write, create) and the logs go through `commands`: a `RedisLink`
+    on standalone Redis over TCP, redis-py's client on Cluster, Unix sockets and URLs with
+    options the link does not follow. The lobby goes through redis-py; watchers wait on
+    `changes` (one Pub/Sub connection).
     """
 
     name = "redis"
@@ -118,16 +127,16 @@ class RedisStore:
     def __init__(
         self,
         client: aioredis.Redis | RedisCluster,
-        blocking: aioredis.Redis | RedisCluster,
         commands: RedisLink | ClientCommands,
+        changes: RedisLogChanges,
     ) -> None:
         self._redis = client
-        # Blocking reads (XREAD BLOCK) get their own connections so they never starve moves.
-        self._blocking = blocking
         self._commands = commands
+        self.changes = changes
         self._write = _Script("write.lua")
         self._create = _Script("create.lua")
         self._reschedule = _Script("reschedule.lua")
+        self._claim_creation = _Script("claim_creation.lua")
 
     @classmethod
     def from_url(cls, url: str, *, cluster: bool = False, timeout: float = 2.0) -> RedisStore:
@@ -139,9 +148,7 @@ class RedisStore:
                 health_check_interval=15,
             )
             return cls(
-                cluster_client,
-                RedisCluster.from_url(url, socket_connect_timeout=timeout),
-                ClientCommands(cluster_client),
+                cluster_client, ClientCommands(cluster_client), RedisLogChanges(url, timeout)
             )
         client = aioredis.from_url(
             url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=15
@@ -150,12 +157,12 @@ class RedisStore:
         lean = RedisLink.understands(url)
         return cls(
             client,
-            aioredis.from_url(url, socket_connect_timeout=timeout, max_connections=1024),
             RedisLink.from_url(url, timeout) if lean else ClientCommands(client),
+            RedisLogChanges(url, timeout),
         )
 
     async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
-        game_key, log_key, _ = _keys(game_id)
+        game_key, log_key, _, _ = _keys(game_id)
         created = await self._create(
             self._commands,
             [game_key, log_key],
@@ -171,7 +178,7 @@ class RedisStore:
     async def read(
         self, game_id: str, request_id: str | None = None
     ) -> tuple[Record | None, int | None]:
-        game_key, _, requests_key = _keys(game_id)
+        game_key, _, requests_key, _ = _keys(game_id)
         if request_id is None:
             raw, done = await self._commands.call("GET", game_key), None
         else:
@@ -198,6 +205,7 @@ class RedisStore:
                 write.request_id or "",
                 write.version,
                 int(write.ttl * 1000),
+                write.snapshot or b"",
             ],
         )
         status = int(reply[0])
@@ -210,22 +218,22 @@ class RedisStore:
             return WriteResult(False, current.rev, current=current)
         return WriteResult(False, -1)
 
-    async def entries(self, game_id: str, after: EntryId, block_ms: int = 0) -> list[Entry]:
-        _, log_key, _ = _keys(game_id)
-        # redis-py types its replies loosely: these are lists of (id, {field: value}).
-        rows: Any
-        if block_ms:
-            reply: Any = await self._blocking.xread({log_key: _stream_id(after)}, block=block_ms)
-            rows = reply[0][1] if reply else []
-        else:
-            rows = await self._redis.xrange(log_key, min=f"({_stream_id(after)}")
-        return [Entry(_entry_id(rid), fields[b"d"]) for rid, fields in rows]
+    async def entries(
+        self, game_id: str, after: EntryId, until: EntryId | None = None
+    ) -> list[Entry]:
+        _, log_key, _, _ = _keys(game_id)
+        last = "+" if until is None else _stream_id(until)
+        rows = await self._commands.call("XRANGE", log_key, f"({_stream_id(after)}", last)
+        # Each row is [id, [field, value]]: the one field "d".
+        return [Entry(_entry_id(rid), fields[1]) for rid, fields in rows]
 
-    async def entry(self, game_id: str, version: int) -> Entry | None:
-        _, log_key, _ = _keys(game_id)
-        sid = _stream_id((version, 0))
-        rows: Any = await self._redis.xrange(log_key, min=sid, max=sid)
-        return Entry((version, 0), rows[0][1][b"d"]) if rows else None
+    async def snapshot(self, game_id: str, version: int) -> bytes | None:
+        _, _, _, snapshots_key = _keys(game_id)
+        found: bytes | None = await self._commands.call("HGET", snapshots_key, version)
+        return found
+
+    async def follow(self, game_id: str) -> Follower:
+        return await self.changes.follow(game_id)
 
     async def lobby_add(self, kind: str, game_id: str, created: float) -> None:
         await self._redis.zadd(f"genial:lobby:{kind}", {game_id: created})
@@ -259,6 +267,32 @@ class RedisStore:
             await self._reschedule(self._commands, [SCHEDULE_KEY], [game_id, repr(due), ""])
         )
 
+    async def claim_creation(
+        self, address: str, game_id: str, cost: int, expires: float, quota: Quota
+    ) -> str | None:
+        reply = await self._claim_creation(
+            self._commands,
+            _quota_keys(address),
+            [
+                int(time.time() * 1000),
+                game_id,
+                int(expires * 1000),
+                cost,
+                quota.per_minute,
+                quota.waiting,
+            ],
+        )
+        verdict = reply.decode() if isinstance(reply, bytes) else str(reply)
+        return None if verdict == "ok" else verdict
+
+    async def waiting_games(self, address: str) -> list[str]:
+        found: list[bytes] = await self._commands.call("ZRANGE", _quota_keys(address)[0], 0, -1)
+        return [game_id.decode() for game_id in found]
+
+    async def release_waiting(self, address: str, game_ids: list[str]) -> None:
+        if game_ids:
+            await self._commands.call("ZREM", _quota_keys(address)[0], *game_ids)
+
     async def add_counts(self, deltas: dict[str, int], ttl: float) -> dict[str, int]:
         # On the move path's connection: redis-py's pipeline cost the worker more than
         # the counting itself.
@@ -274,6 +308,13 @@ class RedisStore:
                 raise reply
         return {key: int(total) for key, total in zip(deltas, replies[::2], strict=True)}
 
+    async def memory(self) -> tuple[int, int]:
+        if isinstance(self._redis, RedisCluster):  # the fullest primary counts
+            per_node: Any = await self._redis.info("memory", target_nodes=RedisCluster.PRIMARIES)
+            return max((int(i["used_memory"]), int(i["maxmemory"])) for i in per_node.values())
+        info: Any = await self._redis.info("memory")
+        return int(info["used_memory"]), int(info["maxmemory"])
+
     async def ping(self) -> bool:
         try:
             return bool(await self._redis.ping())
@@ -281,6 +322,6 @@ class RedisStore:
             return False
 
     async def close(self) -> None:
+        await self.changes.close()
         await self._commands.close()
         await self._redis.aclose()
-        await self._blocking.aclose()

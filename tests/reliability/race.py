@@ -26,7 +26,7 @@ from genial.service import convert
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
 from tests.reliability.harness import StoreAccess
-from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient
+from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient, whole_history
 from tests.service.conftest import Worker
 from tests.service.scenarios import Table, play_to_the_end, replay_history
 
@@ -297,7 +297,7 @@ def check_games(
         assert sorted(a.version for a in acked.values()) == list(range(1, raced + 1)), (
             f"{table.game_id}: {raced} moves stored, {len(acked)} acknowledged"
         )
-        history = client.call("GetHistory", api.GetHistoryRequest(game_id=table.game_id))
+        history = whole_history(client, table.game_id)
         assert [e.version for e in history.entries] == list(range(1, raced + 1))
         for ack in acked.values():
             entry = history.entries[ack.version - 1]
@@ -307,7 +307,7 @@ def check_games(
         assert final.status == types.GAME_STATUS_FINISHED
         replayed = replay_history(client, table)
         assert replayed == access.state(table.game_id), "the replay is the stored final state"
-        history = client.call("GetHistory", api.GetHistoryRequest(game_id=table.game_id))
+        history = whole_history(client, table.game_id)
         at_race_end = replay(history, table.kind, raced)
         assert at_race_end == engine.decode(record.state), "the replay is the raced state"
         # The finished game's event stream, as a watcher gets it: every version once.

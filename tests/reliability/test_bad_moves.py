@@ -261,7 +261,8 @@ def test_seats_that_do_not_exist_are_refused_with_a_documented_reason(
         for seat in (7, 2, -1):
             with pytest.raises(CallError) as err:
                 client.call(
-                    "JoinGame", api.JoinGameRequest(game_id=game_id, display_name="x", seat=seat)
+                    "JoinGame",
+                    api.JoinGameRequest(game_id=game_id, display_name=f"x{seat}", seat=seat),
                 )
             found = (err.value.code, err.value.reason)
             assert found in DOCUMENTED, f"undocumented refusal {found}: {err.value.message}"

@@ -40,7 +40,7 @@ from tests.reliability.harness import (
     log_lines,
 )
 from tests.reliability.race import replay
-from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient
+from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient, whole_history
 from tests.service.scenarios import Table, open_table
 
 GAMES = 200
@@ -171,9 +171,7 @@ def probe(client: ApiClient, table: Table, played: Played, mover: int, rnd: rand
     assert not legal.moves, "only the seat to move has legal moves"
     seen.answers.append(legal)
     seen.views.append(client.call("GetGame", api.GetGameRequest(game_id=table.game_id), token).view)
-    seen.answers.append(
-        client.call("GetHistory", api.GetHistoryRequest(game_id=table.game_id), token)
-    )
+    seen.answers.append(whole_history(client, table.game_id, token))
     move = types.Move()
     card = None
     if table.kind == "cards":

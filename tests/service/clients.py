@@ -41,6 +41,22 @@ class ApiClient(Protocol):
     def close(self) -> None: ...
 
 
+def whole_history(
+    client: ApiClient, game_id: str, token: str | None = None
+) -> api.GetHistoryResponse:
+    """Every page of a game's history, as one answer."""
+    whole = client.call("GetHistory", api.GetHistoryRequest(game_id=game_id), token)
+    while whole.next_page_token:
+        page = client.call(
+            "GetHistory",
+            api.GetHistoryRequest(game_id=game_id, page_token=whole.next_page_token),
+            token,
+        )
+        whole.entries.extend(page.entries)
+        whole.seed, whole.next_page_token = page.seed, page.next_page_token
+    return whole
+
+
 class GrpcClient:
     def __init__(self, port: int) -> None:
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")

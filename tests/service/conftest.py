@@ -31,9 +31,11 @@ def start_worker(redis_url: str = "", *extra: str) -> Worker:
         # Short timers and leases, so that timeouts and crashed workers show within seconds.
         "GENIAL_MIN_TURN_SECONDS": "1",
         "GENIAL_TURN_LEASE_SECONDS": "2",
-        # Every test client calls from 127.0.0.1; the limits have a test of their own.
+        # Every test client calls from 127.0.0.1; the limits have tests of their own.
         "GENIAL_RATE_LIMIT_TOKEN": "0",
         "GENIAL_RATE_LIMIT_ADDRESS": "0",
+        "GENIAL_GAMES_PER_MINUTE": "0",
+        "GENIAL_WAITING_GAMES": "0",
     }
     proc = subprocess.Popen(
         [

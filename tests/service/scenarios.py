@@ -11,7 +11,7 @@ from genial import engine
 from genial.service import convert
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
-from tests.service.clients import ApiClient
+from tests.service.clients import ApiClient, whole_history
 
 KINDS = {
     "cards": types.GAME_KIND_CARDS,
@@ -90,7 +90,7 @@ def play_to_the_end(
 
 def replay_history(client: ApiClient, table: Table) -> engine.GameState:
     """Check the history against the revealed seed, and return the replayed game."""
-    history = client.call("GetHistory", api.GetHistoryRequest(game_id=table.game_id))
+    history = whole_history(client, table.game_id)
     assert history.seed, "the seed is revealed once the game is over"
     seed = bytes.fromhex(history.seed)
     assert hashlib.sha256(seed).hexdigest() == history.seed_sha256

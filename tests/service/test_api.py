@@ -12,7 +12,7 @@ from genial.engine.cards import CARD_NAMES
 from genial.service import convert
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
-from tests.service.clients import ApiClient, CallError
+from tests.service.clients import ApiClient, CallError, whole_history
 from tests.service.scenarios import KINDS, open_table, play_to_the_end, replay_history
 
 
@@ -58,7 +58,7 @@ def test_the_seed_is_committed_at_creation_and_hidden_until_the_end(client: ApiC
     assert len(created.seed_sha256) == 64
     assert created.view.seed == ""
     assert created.view.status == types.GAME_STATUS_WAITING
-    history = client.call("GetHistory", api.GetHistoryRequest(game_id=created.game_id))
+    history = whole_history(client, created.game_id)
     assert history.seed == ""
     assert history.seed_sha256 == created.seed_sha256
 
@@ -290,7 +290,7 @@ def test_a_retried_request_id_returns_the_first_result_and_applies_once(client: 
         token,
     )
     assert client.call("MakeMove", request, token) == first
-    history = client.call("GetHistory", api.GetHistoryRequest(game_id=gid))
+    history = whole_history(client, gid)
     assert [e.version for e in history.entries] == [1, 2]
 
 

@@ -8,7 +8,7 @@ import time
 
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
-from tests.service.clients import ApiClient, GrpcClient
+from tests.service.clients import ApiClient, GrpcClient, whole_history
 from tests.service.conftest import start_worker, stop_worker
 from tests.service.scenarios import KINDS, Table, play_to_the_end, replay_history
 
@@ -30,7 +30,7 @@ def bot_table(
         if seat not in bots:
             joined = client.call(
                 "JoinGame",
-                api.JoinGameRequest(game_id=table.game_id, display_name="human", seat=seat),
+                api.JoinGameRequest(game_id=table.game_id, display_name=f"human {seat}", seat=seat),
             )
             table.tokens[seat] = joined.player_token
     return table
@@ -60,7 +60,7 @@ def test_a_human_and_three_bots_finish_a_game_where_the_human_only_moves(
     assert view.status == types.GAME_STATUS_PLAYING
     final = play_to_the_end(client, table, random.Random(3), only_seats={0})
     assert final.status == types.GAME_STATUS_FINISHED
-    history = client.call("GetHistory", api.GetHistoryRequest(game_id=table.game_id))
+    history = whole_history(client, table.game_id)
     assert {e.seat for e in history.entries if e.automatic} == {1, 2, 3}
     assert not any(e.automatic for e in history.entries if e.seat == 0)
     replay_history(client, table)
@@ -86,7 +86,7 @@ def test_a_timed_out_seat_is_played_for_and_reclaimed(client: ApiClient) -> None
             break
         time.sleep(0.1)
     assert view.players[0].away, "seat 0 ran out of time"
-    history = client.call("GetHistory", api.GetHistoryRequest(game_id=table.game_id))
+    history = whole_history(client, table.game_id)
     first = history.entries[0]
     assert (first.seat, first.automatic) == (0, True)
     assert first.events[0].turn_timed_out.seat == 0

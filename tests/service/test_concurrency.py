@@ -12,7 +12,7 @@ import pytest
 from genial.service import convert
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
-from tests.service.clients import CallError, GrpcClient
+from tests.service.clients import CallError, GrpcClient, whole_history
 from tests.service.conftest import Worker, start_worker, stop_worker
 from tests.service.scenarios import Table, open_table, play_to_the_end, replay_history
 
@@ -84,7 +84,7 @@ def test_racing_clients_lose_no_move_and_apply_none_twice(
         # A retried request id always got the same version back.
         assert all(len(versions) == 1 for versions in requests.values())
         versions = sorted(v for vs in requests.values() for v in vs)
-        history = client.call("GetHistory", api.GetHistoryRequest(game_id=table.game_id))
+        history = whole_history(client, table.game_id)
         assert [e.version for e in history.entries] == list(range(1, len(history.entries) + 1))
         # Every accepted move is in the history once, and nothing else is.
         assert versions == list(range(1, len(history.entries) + 1))
@@ -134,7 +134,7 @@ def test_a_worker_whose_kept_record_is_old_decides_on_the_game_as_it_is(
     with pytest.raises(CallError) as refused:
         move(second, other, api.MakeMoveRequest(move=roll))
     assert (refused.value.code, refused.value.reason) == ("FAILED_PRECONDITION", "NOT_YOUR_TURN")
-    history = first.call("GetHistory", api.GetHistoryRequest(game_id=table.game_id))
+    history = whole_history(first, table.game_id)
     assert [e.version for e in history.entries] == [1, 2, 3, 4, 5]
     first.close()
     second.close()

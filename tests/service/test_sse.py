@@ -114,9 +114,10 @@ def test_refusals_come_before_the_stream(quick_worker: Worker) -> None:
     client.close()
 
 
-def blocked_reads(store: redis.Redis) -> int:
-    """The clients of the store waiting in XREAD: a watch waits there for the next move."""
-    return sum(c["cmd"] == "xread" and "b" in c["flags"] for c in store.client_list())
+def subscribers(store: redis.Redis, game_id: str) -> int:
+    """The connections subscribed to a game's wake-ups: a worker's, while it has watchers."""
+    ((_, count),) = store.pubsub_numsub(f"genial:{{{game_id}}}:game")
+    return int(count)
 
 
 def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
@@ -129,7 +130,6 @@ def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
 
 
 def test_a_watch_ends_when_its_client_goes_away(tmp_path: Path) -> None:
-    # A Redis of its own: other tests' watches would change the count of blocked reads.
     proc, port = start_redis(tmp_path)
     worker = start_worker(f"redis://127.0.0.1:{port}/0")
     try:
@@ -140,9 +140,9 @@ def test_a_watch_ends_when_its_client_goes_away(tmp_path: Path) -> None:
             events = read_events(reply.iter_lines())
             assert [next(events).id for _ in range(2)] == ["0-1", "0-2"]
             # The watch now waits for the next move, for up to its 15 s keep-alive...
-            assert wait_for(lambda: blocked_reads(store) == 1, 5)
-        # ...but not once the client is gone.
-        assert wait_for(lambda: blocked_reads(store) == 0, 3)
+            assert wait_for(lambda: subscribers(store, table.game_id) == 1, 5)
+        # ...but not once the client is gone: the worker leaves the game's channel.
+        assert wait_for(lambda: subscribers(store, table.game_id) == 0, 5)
         store.close()
         client.close()
     finally:

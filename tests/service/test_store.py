@@ -17,6 +17,7 @@ from genial.service import records
 from genial.service.credentials import token_digest
 from genial.service.records import GameMeta
 from genial.service.store import Entry, GameStore, MemoryStore, Record, Write
+from genial.service.store.base import REQUEST_IDS_KEPT
 from genial.service.store.redis import RedisStore
 from tests.conftest import start_redis
 
@@ -79,8 +80,29 @@ async def test_compare_and_set_and_the_log(store: GameStore) -> None:
     ]
     assert [e.id for e in await store.entries(game, (1, 0))] == [(2, 0)]
     assert await store.entries(game, (2, 0)) == []
-    assert await store.entry(game, 1) == Entry((1, 0), b"move-1")
-    assert await store.entry(game, 5) is None
+    assert await store.entries(game, (0, 1), (1, 0)) == [Entry((1, 0), b"move-1")]
+    assert await store.entries(game, (5, 0)) == []
+
+
+async def test_snapshots_are_kept_with_their_version(store: GameStore) -> None:
+    game = gid()
+    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    await store.write(game, Write(0, b"s1", 1, (1, 0), b"move-1", meta=b"m", snapshot=b"at 1"))
+    await store.write(game, move(1, 2))
+    assert await store.snapshot(game, 1) == b"at 1"
+    assert await store.snapshot(game, 2) is None
+    assert await store.snapshot(gid(), 1) is None
+
+
+async def test_request_ids_of_old_moves_are_pruned(store: GameStore) -> None:
+    game = gid()
+    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    for version in range(1, 2 * REQUEST_IDS_KEPT + 1):
+        assert (await store.write(game, move(version - 1, version, f"r{version}"))).ok
+    # Kept for the 64 moves after their own at least, then pruned with the next 64th.
+    assert (await store.read(game, f"r{REQUEST_IDS_KEPT + 1}"))[1] == REQUEST_IDS_KEPT + 1
+    assert (await store.read(game, f"r{REQUEST_IDS_KEPT}"))[1] is None
+    assert (await store.read(game, "r1"))[1] is None
 
 
 async def test_a_request_id_is_applied_once(store: GameStore) -> None:
@@ -99,16 +121,25 @@ async def test_a_request_id_is_applied_once(store: GameStore) -> None:
     assert (await store.read(game, "req-3"))[1] is None
 
 
-async def test_blocking_read_wakes_up_on_a_write(store: GameStore) -> None:
-    game = gid()
-    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
-    waiter = asyncio.create_task(store.entries(game, (0, 0), block_ms=5000))
-    await asyncio.sleep(0.1)
-    assert not waiter.done()
-    await store.write(game, move(0, 1))
-    got = await asyncio.wait_for(waiter, 5)
-    assert [e.id for e in got] == [(1, 0)]
-    assert await store.entries(game, (1, 0), block_ms=50) == []
+async def test_a_follower_is_woken_by_a_write_of_its_game(store: GameStore) -> None:
+    game, other = gid(), gid()
+    for g in (game, other):
+        await store.create(g, Record(b"s0", b"m0", 0, 0), None, 0)
+    follower = await store.follow(game)
+    try:
+        generation = follower.generation
+        waiter = asyncio.create_task(follower.wait(5))
+        await asyncio.sleep(0.1)
+        await store.write(other, move(0, 1))
+        await asyncio.sleep(0.1)
+        assert not waiter.done()
+        await store.write(game, move(0, 1))
+        assert await asyncio.wait_for(waiter, 5)
+        assert follower.generation > generation
+        # Nothing new: the wait ends with the timeout.
+        assert not await follower.wait(0.05)
+    finally:
+        follower.close()
 
 
 async def test_games_expire(store: GameStore) -> None:
@@ -207,7 +238,7 @@ async def test_a_live_game_takes_under_a_kibibyte(redis_url: str) -> None:
     )
     store = RedisStore.from_url(redis_url)
     game = gid()
-    await store.create(game, Record(largest, records.encode(meta), 97, 101), None, 3600)
+    await store.create(game, Record(largest, records.encode_meta(meta), 97, 101), None, 3600)
     admin = redis.Redis.from_url(redis_url)
     size = admin.memory_usage(f"genial:{{{game}}}:game", samples=0)
     admin.close()

@@ -271,9 +271,27 @@ export class GenialClient {
     }
   }
 
-  /** Every move of the game with its events, and the seed once the game is over. */
-  async history(gameId: string): Promise<GetHistoryResponse> {
-    return this.call(() => this.api.getHistory({ gameId }, { timeoutMs: this.timeoutMs }));
+  /**
+   * Every move of the game with its events, and the seed once the game is over: all the
+   * pages of GetHistory (of `pageSize` moves; 0 takes the service's default) as one answer.
+   */
+  async history(gameId: string, pageSize = 0): Promise<GetHistoryResponse> {
+    let pageToken = "";
+    let whole: GetHistoryResponse | undefined;
+    do {
+      const page = await this.call(() =>
+        this.api.getHistory({ gameId, pageSize, pageToken }, { timeoutMs: this.timeoutMs }),
+      );
+      if (whole === undefined) {
+        whole = page;
+      } else {
+        whole.entries.push(...page.entries);
+        whole.seed = page.seed;
+      }
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+    whole.nextPageToken = "";
+    return whole;
   }
 
   /** The lobby's games with open seats (of `kind`, or of every kind), page after page. */

@@ -11181,6 +11181,18 @@ public final class GameServiceOuterClass {
      * <code>.genial.v1.GameView view = 3;</code>
      */
     genial.v1.Types.GameViewOrBuilder getViewOrBuilder();
+
+    /**
+     * <pre>
+     * Set on a keep-alive: nothing happened (no events, no view), sent when the stream has
+     * caught up and then every `watch_keepalive` seconds of quiet, so that a client and the
+     * proxies between can tell a live stream from a dead one.
+     * </pre>
+     *
+     * <code>bool keep_alive = 4;</code>
+     * @return The keepAlive.
+     */
+    boolean getKeepAlive();
   }
   /**
    * <pre>
@@ -11341,6 +11353,23 @@ public final class GameServiceOuterClass {
       return view_ == null ? genial.v1.Types.GameView.getDefaultInstance() : view_;
     }
 
+    public static final int KEEP_ALIVE_FIELD_NUMBER = 4;
+    private boolean keepAlive_ = false;
+    /**
+     * <pre>
+     * Set on a keep-alive: nothing happened (no events, no view), sent when the stream has
+     * caught up and then every `watch_keepalive` seconds of quiet, so that a client and the
+     * proxies between can tell a live stream from a dead one.
+     * </pre>
+     *
+     * <code>bool keep_alive = 4;</code>
+     * @return The keepAlive.
+     */
+    @java.lang.Override
+    public boolean getKeepAlive() {
+      return keepAlive_;
+    }
+
     private byte memoizedIsInitialized = -1;
     @java.lang.Override
     public final boolean isInitialized() {
@@ -11364,6 +11393,9 @@ public final class GameServiceOuterClass {
       if (view_ != null) {
         output.writeMessage(3, getView());
       }
+      if (keepAlive_ != false) {
+        output.writeBool(4, keepAlive_);
+      }
       getUnknownFields().writeTo(output);
     }
 
@@ -11384,6 +11416,10 @@ public final class GameServiceOuterClass {
       if (view_ != null) {
         size += com.google.protobuf.CodedOutputStream
           .computeMessageSize(3, getView());
+      }
+      if (keepAlive_ != false) {
+        size += com.google.protobuf.CodedOutputStream
+          .computeBoolSize(4, keepAlive_);
       }
       size += getUnknownFields().getSerializedSize();
       memoizedSize = size;
@@ -11409,6 +11445,8 @@ public final class GameServiceOuterClass {
         if (!getView()
             .equals(other.getView())) return false;
       }
+      if (getKeepAlive()
+          != other.getKeepAlive()) return false;
       if (!getUnknownFields().equals(other.getUnknownFields())) return false;
       return true;
     }
@@ -11431,6 +11469,9 @@ public final class GameServiceOuterClass {
         hash = (37 * hash) + VIEW_FIELD_NUMBER;
         hash = (53 * hash) + getView().hashCode();
       }
+      hash = (37 * hash) + KEEP_ALIVE_FIELD_NUMBER;
+      hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+          getKeepAlive());
       hash = (29 * hash) + getUnknownFields().hashCode();
       memoizedHashCode = hash;
       return hash;
@@ -11577,6 +11618,7 @@ public final class GameServiceOuterClass {
           viewBuilder_.dispose();
           viewBuilder_ = null;
         }
+        keepAlive_ = false;
         return this;
       }
 
@@ -11630,6 +11672,9 @@ public final class GameServiceOuterClass {
           result.view_ = viewBuilder_ == null
               ? view_
               : viewBuilder_.build();
+        }
+        if (((from_bitField0_ & 0x00000008) != 0)) {
+          result.keepAlive_ = keepAlive_;
         }
       }
 
@@ -11709,6 +11754,9 @@ public final class GameServiceOuterClass {
         if (other.hasView()) {
           mergeView(other.getView());
         }
+        if (other.getKeepAlive() != false) {
+          setKeepAlive(other.getKeepAlive());
+        }
         this.mergeUnknownFields(other.getUnknownFields());
         onChanged();
         return this;
@@ -11760,6 +11808,11 @@ public final class GameServiceOuterClass {
                 bitField0_ |= 0x00000004;
                 break;
               } // case 26
+              case 32: {
+                keepAlive_ = input.readBool();
+                bitField0_ |= 0x00000008;
+                break;
+              } // case 32
               default: {
                 if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                   done = true; // was an endgroup tag
@@ -12287,6 +12340,56 @@ public final class GameServiceOuterClass {
         }
         return viewBuilder_;
       }
+
+      private boolean keepAlive_ ;
+      /**
+       * <pre>
+       * Set on a keep-alive: nothing happened (no events, no view), sent when the stream has
+       * caught up and then every `watch_keepalive` seconds of quiet, so that a client and the
+       * proxies between can tell a live stream from a dead one.
+       * </pre>
+       *
+       * <code>bool keep_alive = 4;</code>
+       * @return The keepAlive.
+       */
+      @java.lang.Override
+      public boolean getKeepAlive() {
+        return keepAlive_;
+      }
+      /**
+       * <pre>
+       * Set on a keep-alive: nothing happened (no events, no view), sent when the stream has
+       * caught up and then every `watch_keepalive` seconds of quiet, so that a client and the
+       * proxies between can tell a live stream from a dead one.
+       * </pre>
+       *
+       * <code>bool keep_alive = 4;</code>
+       * @param value The keepAlive to set.
+       * @return This builder for chaining.
+       */
+      public Builder setKeepAlive(boolean value) {
+        
+        keepAlive_ = value;
+        bitField0_ |= 0x00000008;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * Set on a keep-alive: nothing happened (no events, no view), sent when the stream has
+       * caught up and then every `watch_keepalive` seconds of quiet, so that a client and the
+       * proxies between can tell a live stream from a dead one.
+       * </pre>
+       *
+       * <code>bool keep_alive = 4;</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearKeepAlive() {
+        bitField0_ = (bitField0_ & ~0x00000008);
+        keepAlive_ = false;
+        onChanged();
+        return this;
+      }
       @java.lang.Override
       public final Builder setUnknownFields(
           final com.google.protobuf.UnknownFieldSet unknownFields) {
@@ -12374,6 +12477,36 @@ public final class GameServiceOuterClass {
      */
     com.google.protobuf.ByteString
         getGameIdBytes();
+
+    /**
+     * <pre>
+     * The most moves to return (1-500); 0: 100.
+     * </pre>
+     *
+     * <code>int32 page_size = 2;</code>
+     * @return The pageSize.
+     */
+    int getPageSize();
+
+    /**
+     * <pre>
+     * The `next_page_token` of the page before; empty for the first page.
+     * </pre>
+     *
+     * <code>string page_token = 3;</code>
+     * @return The pageToken.
+     */
+    java.lang.String getPageToken();
+    /**
+     * <pre>
+     * The `next_page_token` of the page before; empty for the first page.
+     * </pre>
+     *
+     * <code>string page_token = 3;</code>
+     * @return The bytes for pageToken.
+     */
+    com.google.protobuf.ByteString
+        getPageTokenBytes();
   }
   /**
    * <pre>
@@ -12393,6 +12526,7 @@ public final class GameServiceOuterClass {
     }
     private GetHistoryRequest() {
       gameId_ = "";
+      pageToken_ = "";
     }
 
     @java.lang.Override
@@ -12467,6 +12601,68 @@ public final class GameServiceOuterClass {
       }
     }
 
+    public static final int PAGE_SIZE_FIELD_NUMBER = 2;
+    private int pageSize_ = 0;
+    /**
+     * <pre>
+     * The most moves to return (1-500); 0: 100.
+     * </pre>
+     *
+     * <code>int32 page_size = 2;</code>
+     * @return The pageSize.
+     */
+    @java.lang.Override
+    public int getPageSize() {
+      return pageSize_;
+    }
+
+    public static final int PAGE_TOKEN_FIELD_NUMBER = 3;
+    @SuppressWarnings("serial")
+    private volatile java.lang.Object pageToken_ = "";
+    /**
+     * <pre>
+     * The `next_page_token` of the page before; empty for the first page.
+     * </pre>
+     *
+     * <code>string page_token = 3;</code>
+     * @return The pageToken.
+     */
+    @java.lang.Override
+    public java.lang.String getPageToken() {
+      java.lang.Object ref = pageToken_;
+      if (ref instanceof java.lang.String) {
+        return (java.lang.String) ref;
+      } else {
+        com.google.protobuf.ByteString bs = 
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        pageToken_ = s;
+        return s;
+      }
+    }
+    /**
+     * <pre>
+     * The `next_page_token` of the page before; empty for the first page.
+     * </pre>
+     *
+     * <code>string page_token = 3;</code>
+     * @return The bytes for pageToken.
+     */
+    @java.lang.Override
+    public com.google.protobuf.ByteString
+        getPageTokenBytes() {
+      java.lang.Object ref = pageToken_;
+      if (ref instanceof java.lang.String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        pageToken_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+
     private byte memoizedIsInitialized = -1;
     @java.lang.Override
     public final boolean isInitialized() {
@@ -12484,6 +12680,12 @@ public final class GameServiceOuterClass {
       if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(gameId_)) {
         com.google.protobuf.GeneratedMessageV3.writeString(output, 1, gameId_);
       }
+      if (pageSize_ != 0) {
+        output.writeInt32(2, pageSize_);
+      }
+      if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(pageToken_)) {
+        com.google.protobuf.GeneratedMessageV3.writeString(output, 3, pageToken_);
+      }
       getUnknownFields().writeTo(output);
     }
 
@@ -12495,6 +12697,13 @@ public final class GameServiceOuterClass {
       size = 0;
       if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(gameId_)) {
         size += com.google.protobuf.GeneratedMessageV3.computeStringSize(1, gameId_);
+      }
+      if (pageSize_ != 0) {
+        size += com.google.protobuf.CodedOutputStream
+          .computeInt32Size(2, pageSize_);
+      }
+      if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(pageToken_)) {
+        size += com.google.protobuf.GeneratedMessageV3.computeStringSize(3, pageToken_);
       }
       size += getUnknownFields().getSerializedSize();
       memoizedSize = size;
@@ -12513,6 +12722,10 @@ public final class GameServiceOuterClass {
 
       if (!getGameId()
           .equals(other.getGameId())) return false;
+      if (getPageSize()
+          != other.getPageSize()) return false;
+      if (!getPageToken()
+          .equals(other.getPageToken())) return false;
       if (!getUnknownFields().equals(other.getUnknownFields())) return false;
       return true;
     }
@@ -12526,6 +12739,10 @@ public final class GameServiceOuterClass {
       hash = (19 * hash) + getDescriptor().hashCode();
       hash = (37 * hash) + GAME_ID_FIELD_NUMBER;
       hash = (53 * hash) + getGameId().hashCode();
+      hash = (37 * hash) + PAGE_SIZE_FIELD_NUMBER;
+      hash = (53 * hash) + getPageSize();
+      hash = (37 * hash) + PAGE_TOKEN_FIELD_NUMBER;
+      hash = (53 * hash) + getPageToken().hashCode();
       hash = (29 * hash) + getUnknownFields().hashCode();
       memoizedHashCode = hash;
       return hash;
@@ -12660,6 +12877,8 @@ public final class GameServiceOuterClass {
         super.clear();
         bitField0_ = 0;
         gameId_ = "";
+        pageSize_ = 0;
+        pageToken_ = "";
         return this;
       }
 
@@ -12695,6 +12914,12 @@ public final class GameServiceOuterClass {
         int from_bitField0_ = bitField0_;
         if (((from_bitField0_ & 0x00000001) != 0)) {
           result.gameId_ = gameId_;
+        }
+        if (((from_bitField0_ & 0x00000002) != 0)) {
+          result.pageSize_ = pageSize_;
+        }
+        if (((from_bitField0_ & 0x00000004) != 0)) {
+          result.pageToken_ = pageToken_;
         }
       }
 
@@ -12747,6 +12972,14 @@ public final class GameServiceOuterClass {
           bitField0_ |= 0x00000001;
           onChanged();
         }
+        if (other.getPageSize() != 0) {
+          setPageSize(other.getPageSize());
+        }
+        if (!other.getPageToken().isEmpty()) {
+          pageToken_ = other.pageToken_;
+          bitField0_ |= 0x00000004;
+          onChanged();
+        }
         this.mergeUnknownFields(other.getUnknownFields());
         onChanged();
         return this;
@@ -12778,6 +13011,16 @@ public final class GameServiceOuterClass {
                 bitField0_ |= 0x00000001;
                 break;
               } // case 10
+              case 16: {
+                pageSize_ = input.readInt32();
+                bitField0_ |= 0x00000002;
+                break;
+              } // case 16
+              case 26: {
+                pageToken_ = input.readStringRequireUtf8();
+                bitField0_ |= 0x00000004;
+                break;
+              } // case 26
               default: {
                 if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                   done = true; // was an endgroup tag
@@ -12883,6 +13126,142 @@ public final class GameServiceOuterClass {
         checkByteStringIsUtf8(value);
         gameId_ = value;
         bitField0_ |= 0x00000001;
+        onChanged();
+        return this;
+      }
+
+      private int pageSize_ ;
+      /**
+       * <pre>
+       * The most moves to return (1-500); 0: 100.
+       * </pre>
+       *
+       * <code>int32 page_size = 2;</code>
+       * @return The pageSize.
+       */
+      @java.lang.Override
+      public int getPageSize() {
+        return pageSize_;
+      }
+      /**
+       * <pre>
+       * The most moves to return (1-500); 0: 100.
+       * </pre>
+       *
+       * <code>int32 page_size = 2;</code>
+       * @param value The pageSize to set.
+       * @return This builder for chaining.
+       */
+      public Builder setPageSize(int value) {
+        
+        pageSize_ = value;
+        bitField0_ |= 0x00000002;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The most moves to return (1-500); 0: 100.
+       * </pre>
+       *
+       * <code>int32 page_size = 2;</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearPageSize() {
+        bitField0_ = (bitField0_ & ~0x00000002);
+        pageSize_ = 0;
+        onChanged();
+        return this;
+      }
+
+      private java.lang.Object pageToken_ = "";
+      /**
+       * <pre>
+       * The `next_page_token` of the page before; empty for the first page.
+       * </pre>
+       *
+       * <code>string page_token = 3;</code>
+       * @return The pageToken.
+       */
+      public java.lang.String getPageToken() {
+        java.lang.Object ref = pageToken_;
+        if (!(ref instanceof java.lang.String)) {
+          com.google.protobuf.ByteString bs =
+              (com.google.protobuf.ByteString) ref;
+          java.lang.String s = bs.toStringUtf8();
+          pageToken_ = s;
+          return s;
+        } else {
+          return (java.lang.String) ref;
+        }
+      }
+      /**
+       * <pre>
+       * The `next_page_token` of the page before; empty for the first page.
+       * </pre>
+       *
+       * <code>string page_token = 3;</code>
+       * @return The bytes for pageToken.
+       */
+      public com.google.protobuf.ByteString
+          getPageTokenBytes() {
+        java.lang.Object ref = pageToken_;
+        if (ref instanceof String) {
+          com.google.protobuf.ByteString b = 
+              com.google.protobuf.ByteString.copyFromUtf8(
+                  (java.lang.String) ref);
+          pageToken_ = b;
+          return b;
+        } else {
+          return (com.google.protobuf.ByteString) ref;
+        }
+      }
+      /**
+       * <pre>
+       * The `next_page_token` of the page before; empty for the first page.
+       * </pre>
+       *
+       * <code>string page_token = 3;</code>
+       * @param value The pageToken to set.
+       * @return This builder for chaining.
+       */
+      public Builder setPageToken(
+          java.lang.String value) {
+        if (value == null) { throw new NullPointerException(); }
+        pageToken_ = value;
+        bitField0_ |= 0x00000004;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The `next_page_token` of the page before; empty for the first page.
+       * </pre>
+       *
+       * <code>string page_token = 3;</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearPageToken() {
+        pageToken_ = getDefaultInstance().getPageToken();
+        bitField0_ = (bitField0_ & ~0x00000004);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The `next_page_token` of the page before; empty for the first page.
+       * </pre>
+       *
+       * <code>string page_token = 3;</code>
+       * @param value The bytes for pageToken to set.
+       * @return This builder for chaining.
+       */
+      public Builder setPageTokenBytes(
+          com.google.protobuf.ByteString value) {
+        if (value == null) { throw new NullPointerException(); }
+        checkByteStringIsUtf8(value);
+        pageToken_ = value;
+        bitField0_ |= 0x00000004;
         onChanged();
         return this;
       }
@@ -13052,7 +13431,7 @@ public final class GameServiceOuterClass {
 
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -13061,7 +13440,7 @@ public final class GameServiceOuterClass {
         getEntriesList();
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -13069,7 +13448,7 @@ public final class GameServiceOuterClass {
     genial.v1.GameServiceOuterClass.HistoryEntry getEntries(int index);
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -13077,7 +13456,7 @@ public final class GameServiceOuterClass {
     int getEntriesCount();
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -13086,13 +13465,33 @@ public final class GameServiceOuterClass {
         getEntriesOrBuilderList();
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
      */
     genial.v1.GameServiceOuterClass.HistoryEntryOrBuilder getEntriesOrBuilder(
         int index);
+
+    /**
+     * <pre>
+     * The token of the next page; empty on the last one.
+     * </pre>
+     *
+     * <code>string next_page_token = 7;</code>
+     * @return The nextPageToken.
+     */
+    java.lang.String getNextPageToken();
+    /**
+     * <pre>
+     * The token of the next page; empty on the last one.
+     * </pre>
+     *
+     * <code>string next_page_token = 7;</code>
+     * @return The bytes for nextPageToken.
+     */
+    com.google.protobuf.ByteString
+        getNextPageTokenBytes();
   }
   /**
    * <pre>
@@ -13115,6 +13514,7 @@ public final class GameServiceOuterClass {
       seedSha256_ = "";
       seed_ = "";
       entries_ = java.util.Collections.emptyList();
+      nextPageToken_ = "";
     }
 
     @java.lang.Override
@@ -13320,7 +13720,7 @@ public final class GameServiceOuterClass {
     private java.util.List<genial.v1.GameServiceOuterClass.HistoryEntry> entries_;
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -13331,7 +13731,7 @@ public final class GameServiceOuterClass {
     }
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -13343,7 +13743,7 @@ public final class GameServiceOuterClass {
     }
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -13354,7 +13754,7 @@ public final class GameServiceOuterClass {
     }
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -13365,7 +13765,7 @@ public final class GameServiceOuterClass {
     }
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -13374,6 +13774,53 @@ public final class GameServiceOuterClass {
     public genial.v1.GameServiceOuterClass.HistoryEntryOrBuilder getEntriesOrBuilder(
         int index) {
       return entries_.get(index);
+    }
+
+    public static final int NEXT_PAGE_TOKEN_FIELD_NUMBER = 7;
+    @SuppressWarnings("serial")
+    private volatile java.lang.Object nextPageToken_ = "";
+    /**
+     * <pre>
+     * The token of the next page; empty on the last one.
+     * </pre>
+     *
+     * <code>string next_page_token = 7;</code>
+     * @return The nextPageToken.
+     */
+    @java.lang.Override
+    public java.lang.String getNextPageToken() {
+      java.lang.Object ref = nextPageToken_;
+      if (ref instanceof java.lang.String) {
+        return (java.lang.String) ref;
+      } else {
+        com.google.protobuf.ByteString bs = 
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        nextPageToken_ = s;
+        return s;
+      }
+    }
+    /**
+     * <pre>
+     * The token of the next page; empty on the last one.
+     * </pre>
+     *
+     * <code>string next_page_token = 7;</code>
+     * @return The bytes for nextPageToken.
+     */
+    @java.lang.Override
+    public com.google.protobuf.ByteString
+        getNextPageTokenBytes() {
+      java.lang.Object ref = nextPageToken_;
+      if (ref instanceof java.lang.String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        nextPageToken_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
     }
 
     private byte memoizedIsInitialized = -1;
@@ -13408,6 +13855,9 @@ public final class GameServiceOuterClass {
       for (int i = 0; i < entries_.size(); i++) {
         output.writeMessage(6, entries_.get(i));
       }
+      if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(nextPageToken_)) {
+        com.google.protobuf.GeneratedMessageV3.writeString(output, 7, nextPageToken_);
+      }
       getUnknownFields().writeTo(output);
     }
 
@@ -13439,6 +13889,9 @@ public final class GameServiceOuterClass {
         size += com.google.protobuf.CodedOutputStream
           .computeMessageSize(6, entries_.get(i));
       }
+      if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(nextPageToken_)) {
+        size += com.google.protobuf.GeneratedMessageV3.computeStringSize(7, nextPageToken_);
+      }
       size += getUnknownFields().getSerializedSize();
       memoizedSize = size;
       return size;
@@ -13468,6 +13921,8 @@ public final class GameServiceOuterClass {
           .equals(other.getSeed())) return false;
       if (!getEntriesList()
           .equals(other.getEntriesList())) return false;
+      if (!getNextPageToken()
+          .equals(other.getNextPageToken())) return false;
       if (!getUnknownFields().equals(other.getUnknownFields())) return false;
       return true;
     }
@@ -13495,6 +13950,8 @@ public final class GameServiceOuterClass {
         hash = (37 * hash) + ENTRIES_FIELD_NUMBER;
         hash = (53 * hash) + getEntriesList().hashCode();
       }
+      hash = (37 * hash) + NEXT_PAGE_TOKEN_FIELD_NUMBER;
+      hash = (53 * hash) + getNextPageToken().hashCode();
       hash = (29 * hash) + getUnknownFields().hashCode();
       memoizedHashCode = hash;
       return hash;
@@ -13644,6 +14101,7 @@ public final class GameServiceOuterClass {
           entriesBuilder_.clear();
         }
         bitField0_ = (bitField0_ & ~0x00000020);
+        nextPageToken_ = "";
         return this;
       }
 
@@ -13706,6 +14164,9 @@ public final class GameServiceOuterClass {
         }
         if (((from_bitField0_ & 0x00000010) != 0)) {
           result.seed_ = seed_;
+        }
+        if (((from_bitField0_ & 0x00000040) != 0)) {
+          result.nextPageToken_ = nextPageToken_;
         }
       }
 
@@ -13798,6 +14259,11 @@ public final class GameServiceOuterClass {
             }
           }
         }
+        if (!other.getNextPageToken().isEmpty()) {
+          nextPageToken_ = other.nextPageToken_;
+          bitField0_ |= 0x00000040;
+          onChanged();
+        }
         this.mergeUnknownFields(other.getUnknownFields());
         onChanged();
         return this;
@@ -13864,6 +14330,11 @@ public final class GameServiceOuterClass {
                 }
                 break;
               } // case 50
+              case 58: {
+                nextPageToken_ = input.readStringRequireUtf8();
+                bitField0_ |= 0x00000040;
+                break;
+              } // case 58
               default: {
                 if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                   done = true; // was an endgroup tag
@@ -14351,7 +14822,7 @@ public final class GameServiceOuterClass {
 
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14365,7 +14836,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14379,7 +14850,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14393,7 +14864,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14414,7 +14885,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14432,7 +14903,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14452,7 +14923,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14473,7 +14944,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14491,7 +14962,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14509,7 +14980,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14528,7 +14999,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14545,7 +15016,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14562,7 +15033,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14573,7 +15044,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14587,7 +15058,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14602,7 +15073,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14613,7 +15084,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14625,7 +15096,7 @@ public final class GameServiceOuterClass {
       }
       /**
        * <pre>
-       * Every move so far, oldest first.
+       * The moves of this page, oldest first.
        * </pre>
        *
        * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -14647,6 +15118,98 @@ public final class GameServiceOuterClass {
           entries_ = null;
         }
         return entriesBuilder_;
+      }
+
+      private java.lang.Object nextPageToken_ = "";
+      /**
+       * <pre>
+       * The token of the next page; empty on the last one.
+       * </pre>
+       *
+       * <code>string next_page_token = 7;</code>
+       * @return The nextPageToken.
+       */
+      public java.lang.String getNextPageToken() {
+        java.lang.Object ref = nextPageToken_;
+        if (!(ref instanceof java.lang.String)) {
+          com.google.protobuf.ByteString bs =
+              (com.google.protobuf.ByteString) ref;
+          java.lang.String s = bs.toStringUtf8();
+          nextPageToken_ = s;
+          return s;
+        } else {
+          return (java.lang.String) ref;
+        }
+      }
+      /**
+       * <pre>
+       * The token of the next page; empty on the last one.
+       * </pre>
+       *
+       * <code>string next_page_token = 7;</code>
+       * @return The bytes for nextPageToken.
+       */
+      public com.google.protobuf.ByteString
+          getNextPageTokenBytes() {
+        java.lang.Object ref = nextPageToken_;
+        if (ref instanceof String) {
+          com.google.protobuf.ByteString b = 
+              com.google.protobuf.ByteString.copyFromUtf8(
+                  (java.lang.String) ref);
+          nextPageToken_ = b;
+          return b;
+        } else {
+          return (com.google.protobuf.ByteString) ref;
+        }
+      }
+      /**
+       * <pre>
+       * The token of the next page; empty on the last one.
+       * </pre>
+       *
+       * <code>string next_page_token = 7;</code>
+       * @param value The nextPageToken to set.
+       * @return This builder for chaining.
+       */
+      public Builder setNextPageToken(
+          java.lang.String value) {
+        if (value == null) { throw new NullPointerException(); }
+        nextPageToken_ = value;
+        bitField0_ |= 0x00000040;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The token of the next page; empty on the last one.
+       * </pre>
+       *
+       * <code>string next_page_token = 7;</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearNextPageToken() {
+        nextPageToken_ = getDefaultInstance().getNextPageToken();
+        bitField0_ = (bitField0_ & ~0x00000040);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The token of the next page; empty on the last one.
+       * </pre>
+       *
+       * <code>string next_page_token = 7;</code>
+       * @param value The bytes for nextPageToken to set.
+       * @return This builder for chaining.
+       */
+      public Builder setNextPageTokenBytes(
+          com.google.protobuf.ByteString value) {
+        if (value == null) { throw new NullPointerException(); }
+        checkByteStringIsUtf8(value);
+        nextPageToken_ = value;
+        bitField0_ |= 0x00000040;
+        onChanged();
+        return this;
       }
       @java.lang.Override
       public final Builder setUnknownFields(
@@ -18199,45 +18762,47 @@ public final class GameServiceOuterClass {
       " \001(\0132\023.genial.v1.GameView\022 \n\006events\030\002 \003(" +
       "\0132\020.genial.v1.Event\022\017\n\007version\030\003 \001(\003\"9\n\020" +
       "WatchGameRequest\022\017\n\007game_id\030\001 \001(\t\022\024\n\014fro" +
-      "m_version\030\002 \001(\003\"i\n\021WatchGameResponse\022\017\n\007" +
+      "m_version\030\002 \001(\003\"}\n\021WatchGameResponse\022\017\n\007" +
       "version\030\001 \001(\003\022 \n\006events\030\002 \003(\0132\020.genial.v" +
       "1.Event\022!\n\004view\030\003 \001(\0132\023.genial.v1.GameVi" +
-      "ew\"$\n\021GetHistoryRequest\022\017\n\007game_id\030\001 \001(\t" +
-      "\"\274\001\n\022GetHistoryResponse\022!\n\004kind\030\001 \001(\0162\023." +
-      "genial.v1.GameKind\022\r\n\005seats\030\002 \001(\005\022\'\n\007opt" +
-      "ions\030\003 \001(\0132\026.genial.v1.GameOptions\022\023\n\013se" +
-      "ed_sha256\030\004 \001(\t\022\014\n\004seed\030\005 \001(\t\022(\n\007entries" +
-      "\030\006 \003(\0132\027.genial.v1.HistoryEntry\"\201\001\n\014Hist" +
-      "oryEntry\022\017\n\007version\030\001 \001(\003\022\014\n\004seat\030\002 \001(\005\022" +
-      "\035\n\004move\030\003 \001(\0132\017.genial.v1.Move\022 \n\006events" +
-      "\030\004 \003(\0132\020.genial.v1.Event\022\021\n\tautomatic\030\005 " +
-      "\001(\010\"\\\n\020ListGamesRequest\022!\n\004kind\030\001 \001(\0162\023." +
-      "genial.v1.GameKind\022\021\n\tpage_size\030\002 \001(\005\022\022\n" +
-      "\npage_token\030\003 \001(\t\"S\n\021ListGamesResponse\022%" +
-      "\n\005games\030\001 \003(\0132\026.genial.v1.GameSummary\022\027\n" +
-      "\017next_page_token\030\002 \001(\t2\334\006\n\013GameService\022_" +
-      "\n\nCreateGame\022\034.genial.v1.CreateGameReque" +
-      "st\032\035.genial.v1.CreateGameResponse\"\024\202\323\344\223\002" +
-      "\016\"\t/v1/games:\001*\022i\n\010JoinGame\022\032.genial.v1." +
-      "JoinGameRequest\032\033.genial.v1.JoinGameResp" +
-      "onse\"$\202\323\344\223\002\036\"\031/v1/games/{game_id}/seats:" +
-      "\001*\022]\n\007GetGame\022\031.genial.v1.GetGameRequest" +
-      "\032\032.genial.v1.GetGameResponse\"\033\202\323\344\223\002\025\022\023/v" +
-      "1/games/{game_id}\022~\n\016ListLegalMoves\022 .ge" +
-      "nial.v1.ListLegalMovesRequest\032!.genial.v" +
-      "1.ListLegalMovesResponse\"\'\202\323\344\223\002!\022\037/v1/ga" +
-      "mes/{game_id}/legal-moves\022i\n\010MakeMove\022\032." +
-      "genial.v1.MakeMoveRequest\032\033.genial.v1.Ma" +
-      "keMoveResponse\"$\202\323\344\223\002\036\"\031/v1/games/{game_" +
-      "id}/moves:\001*\022l\n\tWatchGame\022\033.genial.v1.Wa" +
-      "tchGameRequest\032\034.genial.v1.WatchGameResp" +
-      "onse\"\"\202\323\344\223\002\034\022\032/v1/games/{game_id}/events" +
-      "0\001\022n\n\nGetHistory\022\034.genial.v1.GetHistoryR" +
-      "equest\032\035.genial.v1.GetHistoryResponse\"#\202" +
-      "\323\344\223\002\035\022\033/v1/games/{game_id}/history\022Y\n\tLi" +
-      "stGames\022\033.genial.v1.ListGamesRequest\032\034.g" +
-      "enial.v1.ListGamesResponse\"\021\202\323\344\223\002\013\022\t/v1/" +
-      "gamesb\006proto3"
+      "ew\022\022\n\nkeep_alive\030\004 \001(\010\"K\n\021GetHistoryRequ" +
+      "est\022\017\n\007game_id\030\001 \001(\t\022\021\n\tpage_size\030\002 \001(\005\022" +
+      "\022\n\npage_token\030\003 \001(\t\"\325\001\n\022GetHistoryRespon" +
+      "se\022!\n\004kind\030\001 \001(\0162\023.genial.v1.GameKind\022\r\n" +
+      "\005seats\030\002 \001(\005\022\'\n\007options\030\003 \001(\0132\026.genial.v" +
+      "1.GameOptions\022\023\n\013seed_sha256\030\004 \001(\t\022\014\n\004se" +
+      "ed\030\005 \001(\t\022(\n\007entries\030\006 \003(\0132\027.genial.v1.Hi" +
+      "storyEntry\022\027\n\017next_page_token\030\007 \001(\t\"\201\001\n\014" +
+      "HistoryEntry\022\017\n\007version\030\001 \001(\003\022\014\n\004seat\030\002 " +
+      "\001(\005\022\035\n\004move\030\003 \001(\0132\017.genial.v1.Move\022 \n\006ev" +
+      "ents\030\004 \003(\0132\020.genial.v1.Event\022\021\n\tautomati" +
+      "c\030\005 \001(\010\"\\\n\020ListGamesRequest\022!\n\004kind\030\001 \001(" +
+      "\0162\023.genial.v1.GameKind\022\021\n\tpage_size\030\002 \001(" +
+      "\005\022\022\n\npage_token\030\003 \001(\t\"S\n\021ListGamesRespon" +
+      "se\022%\n\005games\030\001 \003(\0132\026.genial.v1.GameSummar" +
+      "y\022\027\n\017next_page_token\030\002 \001(\t2\334\006\n\013GameServi" +
+      "ce\022_\n\nCreateGame\022\034.genial.v1.CreateGameR" +
+      "equest\032\035.genial.v1.CreateGameResponse\"\024\202" +
+      "\323\344\223\002\016\"\t/v1/games:\001*\022i\n\010JoinGame\022\032.genial" +
+      ".v1.JoinGameRequest\032\033.genial.v1.JoinGame" +
+      "Response\"$\202\323\344\223\002\036\"\031/v1/games/{game_id}/se" +
+      "ats:\001*\022]\n\007GetGame\022\031.genial.v1.GetGameReq" +
+      "uest\032\032.genial.v1.GetGameResponse\"\033\202\323\344\223\002\025" +
+      "\022\023/v1/games/{game_id}\022~\n\016ListLegalMoves\022" +
+      " .genial.v1.ListLegalMovesRequest\032!.geni" +
+      "al.v1.ListLegalMovesResponse\"\'\202\323\344\223\002!\022\037/v" +
+      "1/games/{game_id}/legal-moves\022i\n\010MakeMov" +
+      "e\022\032.genial.v1.MakeMoveRequest\032\033.genial.v" +
+      "1.MakeMoveResponse\"$\202\323\344\223\002\036\"\031/v1/games/{g" +
+      "ame_id}/moves:\001*\022l\n\tWatchGame\022\033.genial.v" +
+      "1.WatchGameRequest\032\034.genial.v1.WatchGame" +
+      "Response\"\"\202\323\344\223\002\034\022\032/v1/games/{game_id}/ev" +
+      "ents0\001\022n\n\nGetHistory\022\034.genial.v1.GetHist" +
+      "oryRequest\032\035.genial.v1.GetHistoryRespons" +
+      "e\"#\202\323\344\223\002\035\022\033/v1/games/{game_id}/history\022Y" +
+      "\n\tListGames\022\033.genial.v1.ListGamesRequest" +
+      "\032\034.genial.v1.ListGamesResponse\"\021\202\323\344\223\002\013\022\t" +
+      "/v1/gamesb\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -18322,19 +18887,19 @@ public final class GameServiceOuterClass {
     internal_static_genial_v1_WatchGameResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_genial_v1_WatchGameResponse_descriptor,
-        new java.lang.String[] { "Version", "Events", "View", });
+        new java.lang.String[] { "Version", "Events", "View", "KeepAlive", });
     internal_static_genial_v1_GetHistoryRequest_descriptor =
       getDescriptor().getMessageTypes().get(13);
     internal_static_genial_v1_GetHistoryRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_genial_v1_GetHistoryRequest_descriptor,
-        new java.lang.String[] { "GameId", });
+        new java.lang.String[] { "GameId", "PageSize", "PageToken", });
     internal_static_genial_v1_GetHistoryResponse_descriptor =
       getDescriptor().getMessageTypes().get(14);
     internal_static_genial_v1_GetHistoryResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_genial_v1_GetHistoryResponse_descriptor,
-        new java.lang.String[] { "Kind", "Seats", "Options", "SeedSha256", "Seed", "Entries", });
+        new java.lang.String[] { "Kind", "Seats", "Options", "SeedSha256", "Seed", "Entries", "NextPageToken", });
     internal_static_genial_v1_HistoryEntry_descriptor =
       getDescriptor().getMessageTypes().get(15);
     internal_static_genial_v1_HistoryEntry_fieldAccessorTable = new

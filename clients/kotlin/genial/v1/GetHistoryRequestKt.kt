@@ -46,6 +46,56 @@ public object GetHistoryRequestKt {
     public fun clearGameId() {
       _builder.clearGameId()
     }
+
+    /**
+     * <pre>
+     * The most moves to return (1-500); 0: 100.
+     * </pre>
+     *
+     * <code>int32 page_size = 2;</code>
+     */
+    public var pageSize: kotlin.Int
+      @JvmName("getPageSize")
+      get() = _builder.getPageSize()
+      @JvmName("setPageSize")
+      set(value) {
+        _builder.setPageSize(value)
+      }
+    /**
+     * <pre>
+     * The most moves to return (1-500); 0: 100.
+     * </pre>
+     *
+     * <code>int32 page_size = 2;</code>
+     */
+    public fun clearPageSize() {
+      _builder.clearPageSize()
+    }
+
+    /**
+     * <pre>
+     * The `next_page_token` of the page before; empty for the first page.
+     * </pre>
+     *
+     * <code>string page_token = 3;</code>
+     */
+    public var pageToken: kotlin.String
+      @JvmName("getPageToken")
+      get() = _builder.getPageToken()
+      @JvmName("setPageToken")
+      set(value) {
+        _builder.setPageToken(value)
+      }
+    /**
+     * <pre>
+     * The `next_page_token` of the page before; empty for the first page.
+     * </pre>
+     *
+     * <code>string page_token = 3;</code>
+     */
+    public fun clearPageToken() {
+      _builder.clearPageToken()
+    }
   }
 }
 @kotlin.jvm.JvmSynthetic

@@ -166,7 +166,7 @@ public object GetHistoryResponseKt {
     public class EntriesProxy private constructor() : com.google.protobuf.kotlin.DslProxy()
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -178,7 +178,7 @@ public object GetHistoryResponseKt {
       )
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -191,7 +191,7 @@ public object GetHistoryResponseKt {
     }
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -205,7 +205,7 @@ public object GetHistoryResponseKt {
     }
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -218,7 +218,7 @@ public object GetHistoryResponseKt {
     }
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -232,7 +232,7 @@ public object GetHistoryResponseKt {
     }
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -246,7 +246,7 @@ public object GetHistoryResponseKt {
     }
     /**
      * <pre>
-     * Every move so far, oldest first.
+     * The moves of this page, oldest first.
      * </pre>
      *
      * <code>repeated .genial.v1.HistoryEntry entries = 6;</code>
@@ -257,6 +257,31 @@ public object GetHistoryResponseKt {
       _builder.clearEntries()
     }
 
+
+    /**
+     * <pre>
+     * The token of the next page; empty on the last one.
+     * </pre>
+     *
+     * <code>string next_page_token = 7;</code>
+     */
+    public var nextPageToken: kotlin.String
+      @JvmName("getNextPageToken")
+      get() = _builder.getNextPageToken()
+      @JvmName("setNextPageToken")
+      set(value) {
+        _builder.setNextPageToken(value)
+      }
+    /**
+     * <pre>
+     * The token of the next page; empty on the last one.
+     * </pre>
+     *
+     * <code>string next_page_token = 7;</code>
+     */
+    public fun clearNextPageToken() {
+      _builder.clearNextPageToken()
+    }
   }
 }
 @kotlin.jvm.JvmSynthetic

@@ -182,6 +182,35 @@ public object WatchGameResponseKt {
     public fun hasView(): kotlin.Boolean {
       return _builder.hasView()
     }
+
+    /**
+     * <pre>
+     * Set on a keep-alive: nothing happened (no events, no view), sent when the stream has
+     * caught up and then every `watch_keepalive` seconds of quiet, so that a client and the
+     * proxies between can tell a live stream from a dead one.
+     * </pre>
+     *
+     * <code>bool keep_alive = 4;</code>
+     */
+    public var keepAlive: kotlin.Boolean
+      @JvmName("getKeepAlive")
+      get() = _builder.getKeepAlive()
+      @JvmName("setKeepAlive")
+      set(value) {
+        _builder.setKeepAlive(value)
+      }
+    /**
+     * <pre>
+     * Set on a keep-alive: nothing happened (no events, no view), sent when the stream has
+     * caught up and then every `watch_keepalive` seconds of quiet, so that a client and the
+     * proxies between can tell a live stream from a dead one.
+     * </pre>
+     *
+     * <code>bool keep_alive = 4;</code>
+     */
+    public fun clearKeepAlive() {
+      _builder.clearKeepAlive()
+    }
   }
 }
 @kotlin.jvm.JvmSynthetic

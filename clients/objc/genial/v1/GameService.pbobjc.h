@@ -375,6 +375,7 @@ typedef GPB_ENUM(Genial_V1_WatchGameResponse_FieldNumber) {
   Genial_V1_WatchGameResponse_FieldNumber_Version = 1,
   Genial_V1_WatchGameResponse_FieldNumber_EventsArray = 2,
   Genial_V1_WatchGameResponse_FieldNumber_View = 3,
+  Genial_V1_WatchGameResponse_FieldNumber_KeepAlive = 4,
 };
 
 /**
@@ -395,12 +396,21 @@ GPB_FINAL @interface Genial_V1_WatchGameResponse : GPBMessage
 /** Test to see if @c view has been set. */
 @property(nonatomic, readwrite) BOOL hasView;
 
+/**
+ * Set on a keep-alive: nothing happened (no events, no view), sent when the stream has
+ * caught up and then every `watch_keepalive` seconds of quiet, so that a client and the
+ * proxies between can tell a live stream from a dead one.
+ **/
+@property(nonatomic, readwrite) BOOL keepAlive;
+
 @end
 
 #pragma mark - Genial_V1_GetHistoryRequest
 
 typedef GPB_ENUM(Genial_V1_GetHistoryRequest_FieldNumber) {
   Genial_V1_GetHistoryRequest_FieldNumber_GameId = 1,
+  Genial_V1_GetHistoryRequest_FieldNumber_PageSize = 2,
+  Genial_V1_GetHistoryRequest_FieldNumber_PageToken = 3,
 };
 
 /**
@@ -410,6 +420,12 @@ GPB_FINAL @interface Genial_V1_GetHistoryRequest : GPBMessage
 
 /** The game's id. */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *gameId;
+
+/** The most moves to return (1-500); 0: 100. */
+@property(nonatomic, readwrite) int32_t pageSize;
+
+/** The `next_page_token` of the page before; empty for the first page. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *pageToken;
 
 @end
 
@@ -422,6 +438,7 @@ typedef GPB_ENUM(Genial_V1_GetHistoryResponse_FieldNumber) {
   Genial_V1_GetHistoryResponse_FieldNumber_SeedSha256 = 4,
   Genial_V1_GetHistoryResponse_FieldNumber_Seed = 5,
   Genial_V1_GetHistoryResponse_FieldNumber_EntriesArray = 6,
+  Genial_V1_GetHistoryResponse_FieldNumber_NextPageToken = 7,
 };
 
 /**
@@ -446,10 +463,13 @@ GPB_FINAL @interface Genial_V1_GetHistoryResponse : GPBMessage
 /** The seed, in hex; empty until the game is over. */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *seed;
 
-/** Every move so far, oldest first. */
+/** The moves of this page, oldest first. */
 @property(nonatomic, readwrite, strong, null_resettable) NSMutableArray<Genial_V1_HistoryEntry*> *entriesArray;
 /** The number of items in @c entriesArray without causing the array to be created. */
 @property(nonatomic, readonly) NSUInteger entriesArray_Count;
+
+/** The token of the next page; empty on the last one. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *nextPageToken;
 
 @end
 

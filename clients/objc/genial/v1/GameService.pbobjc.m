@@ -837,6 +837,7 @@ typedef struct Genial_V1_WatchGameRequest__storage_ {
 @dynamic version;
 @dynamic eventsArray, eventsArray_Count;
 @dynamic hasView, view;
+@dynamic keepAlive;
 
 typedef struct Genial_V1_WatchGameResponse__storage_ {
   uint32_t _has_storage_[1];
@@ -878,6 +879,15 @@ typedef struct Genial_V1_WatchGameResponse__storage_ {
         .flags = GPBFieldOptional,
         .dataType = GPBDataTypeMessage,
       },
+      {
+        .name = "keepAlive",
+        .dataTypeSpecific.clazz = Nil,
+        .number = Genial_V1_WatchGameResponse_FieldNumber_KeepAlive,
+        .hasIndex = 2,
+        .offset = 3,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[Genial_V1_WatchGameResponse class]
@@ -902,10 +912,14 @@ typedef struct Genial_V1_WatchGameResponse__storage_ {
 @implementation Genial_V1_GetHistoryRequest
 
 @dynamic gameId;
+@dynamic pageSize;
+@dynamic pageToken;
 
 typedef struct Genial_V1_GetHistoryRequest__storage_ {
   uint32_t _has_storage_[1];
+  int32_t pageSize;
   NSString *gameId;
+  NSString *pageToken;
 } Genial_V1_GetHistoryRequest__storage_;
 
 // This method is threadsafe because it is initially called
@@ -920,6 +934,24 @@ typedef struct Genial_V1_GetHistoryRequest__storage_ {
         .number = Genial_V1_GetHistoryRequest_FieldNumber_GameId,
         .hasIndex = 0,
         .offset = (uint32_t)offsetof(Genial_V1_GetHistoryRequest__storage_, gameId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "pageSize",
+        .dataTypeSpecific.clazz = Nil,
+        .number = Genial_V1_GetHistoryRequest_FieldNumber_PageSize,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(Genial_V1_GetHistoryRequest__storage_, pageSize),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "pageToken",
+        .dataTypeSpecific.clazz = Nil,
+        .number = Genial_V1_GetHistoryRequest_FieldNumber_PageToken,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(Genial_V1_GetHistoryRequest__storage_, pageToken),
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeString,
       },
@@ -952,6 +984,7 @@ typedef struct Genial_V1_GetHistoryRequest__storage_ {
 @dynamic seedSha256;
 @dynamic seed;
 @dynamic entriesArray, entriesArray_Count;
+@dynamic nextPageToken;
 
 typedef struct Genial_V1_GetHistoryResponse__storage_ {
   uint32_t _has_storage_[1];
@@ -961,6 +994,7 @@ typedef struct Genial_V1_GetHistoryResponse__storage_ {
   NSString *seedSha256;
   NSString *seed;
   NSMutableArray *entriesArray;
+  NSString *nextPageToken;
 } Genial_V1_GetHistoryResponse__storage_;
 
 // This method is threadsafe because it is initially called
@@ -1022,6 +1056,15 @@ typedef struct Genial_V1_GetHistoryResponse__storage_ {
         .offset = (uint32_t)offsetof(Genial_V1_GetHistoryResponse__storage_, entriesArray),
         .flags = GPBFieldRepeated,
         .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "nextPageToken",
+        .dataTypeSpecific.clazz = Nil,
+        .number = Genial_V1_GetHistoryResponse_FieldNumber_NextPageToken,
+        .hasIndex = 5,
+        .offset = (uint32_t)offsetof(Genial_V1_GetHistoryResponse__storage_, nextPageToken),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
       },
     };
     GPBDescriptor *localDescriptor =

@@ -285,12 +285,25 @@ class GenialClient:
         finally:
             call.cancel()
 
-    async def history(self, game_id: str) -> api.GetHistoryResponse:
-        """Every move of the game with its events, and the seed once the game is over."""
-        response: api.GetHistoryResponse = await self._unary(
-            self._stub.GetHistory, api.GetHistoryRequest(game_id=game_id)
-        )
-        return response
+    async def history(self, game_id: str, *, page_size: int = 0) -> api.GetHistoryResponse:
+        """Every move of the game with its events, and the seed once the game is over: all
+        the pages of GetHistory (of `page_size` moves; 0 takes the service's default) as
+        one answer."""
+        whole: api.GetHistoryResponse | None = None
+        token = ""
+        while whole is None or token:
+            page: api.GetHistoryResponse = await self._unary(
+                self._stub.GetHistory,
+                api.GetHistoryRequest(game_id=game_id, page_size=page_size, page_token=token),
+            )
+            if whole is None:
+                whole = page
+            else:
+                whole.entries.extend(page.entries)
+                whole.seed = page.seed
+            token = page.next_page_token
+        whole.next_page_token = ""
+        return whole
 
     async def games(
         self, kind: Kind | None = None, *, page_size: int = 0

@@ -117,36 +117,44 @@ class WatchGameRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., from_version: _Optional[int] = ...) -> None: ...
 
 class WatchGameResponse(_message.Message):
-    __slots__ = ("version", "events", "view")
+    __slots__ = ("version", "events", "view", "keep_alive")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
+    KEEP_ALIVE_FIELD_NUMBER: _ClassVar[int]
     version: int
     events: _containers.RepeatedCompositeFieldContainer[_types_pb2.Event]
     view: _types_pb2.GameView
-    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_types_pb2.Event, _Mapping]]] = ..., view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ...) -> None: ...
+    keep_alive: bool
+    def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_types_pb2.Event, _Mapping]]] = ..., view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ..., keep_alive: _Optional[bool] = ...) -> None: ...
 
 class GetHistoryRequest(_message.Message):
-    __slots__ = ("game_id",)
+    __slots__ = ("game_id", "page_size", "page_token")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     game_id: str
-    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    def __init__(self, game_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class GetHistoryResponse(_message.Message):
-    __slots__ = ("kind", "seats", "options", "seed_sha256", "seed", "entries")
+    __slots__ = ("kind", "seats", "options", "seed_sha256", "seed", "entries", "next_page_token")
     KIND_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEED_SHA256_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     kind: _types_pb2.GameKind
     seats: int
     options: _types_pb2.GameOptions
     seed_sha256: str
     seed: str
     entries: _containers.RepeatedCompositeFieldContainer[HistoryEntry]
-    def __init__(self, kind: _Optional[_Union[_types_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., options: _Optional[_Union[_types_pb2.GameOptions, _Mapping]] = ..., seed_sha256: _Optional[str] = ..., seed: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, kind: _Optional[_Union[_types_pb2.GameKind, str]] = ..., seats: _Optional[int] = ..., options: _Optional[_Union[_types_pb2.GameOptions, _Mapping]] = ..., seed_sha256: _Optional[str] = ..., seed: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[HistoryEntry, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class HistoryEntry(_message.Message):
     __slots__ = ("version", "seat", "move", "events", "automatic")

@@ -48,9 +48,7 @@ def extensions(app: GameApp) -> Extensions:
     return Extensions(
         grpc=[grpc.method_handlers_generic_handler(SERVICE, {"Empty": grpc_handler})],
         http=[
-            route(
-                http.unary_handler(Endpoint("http", "Empty", app.gate, unary=empty), read_body)
-            )
+            route(http.unary_handler(Endpoint("http", "Empty", app.gate, unary=empty), read_body))
         ],
     )
 

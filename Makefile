@@ -83,9 +83,11 @@ lint: install proto-lint proto-breaking ts-lint
 ts-lint: $(TS_MODULES)
 	cd $(TS) && npm run lint
 
+# By path: given `-p genial.client`, mypy would check the installed copy in site-packages
+# (it ships py.typed) and report nothing from there.
 typecheck: install
-	cd $(DEV) && ../../$(BIN)/mypy --strict -p genial.engine -p genial.bots -p genial.client \
-	  -m genial.service.play
+	cd $(DEV) && ../../$(BIN)/mypy --strict --explicit-package-bases \
+	  genial/engine genial/bots genial/client
 
 # tests/clients regenerates every client's code into a temporary folder and compares it
 # with the committed one, which needs protoc and protoc-gen-es.

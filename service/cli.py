@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seats", type=int, default=3, choices=range(2, 5))
     p.add_argument("--seed", type=int, default=None)
     p = commands.add_parser(
-        "arena", help="play bots against each other; win rates with 95% intervals"
+        "arena", help="play bots against each other; win rates with 95%% intervals"
     )
     arena.add_arguments(p)
     p = commands.add_parser("serve", help="serve the API over gRPC and HTTP")

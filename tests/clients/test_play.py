@@ -16,7 +16,7 @@ from textual.widgets import RichLog, Static
 from genial.client import Kind
 from genial.client.play.app import PlayApp
 from genial.client.play.command import Game, game_of
-from genial.client.play.seats import SeatBook, default_path
+from genial.client.play.seats import KeptSeat, SeatBook, default_path
 from genial.service.cli import build_parser
 
 
@@ -179,7 +179,7 @@ async def test_a_player_who_quits_comes_back_to_the_seat(target: str, book: Seat
     assert app.return_code == 0
     kept = book.find(game_id)
     assert kept is not None
-    assert (kept.target, kept.seat, kept.token) == (target, 0, token)
+    assert (kept.target, kept.seat, kept.token, kept.name) == (target, 0, token, "Ada")
 
     # `genial play --resume`, without a game id: the seat sat down at last.
     args = build_parser().parse_args(["play", "--resume"])
@@ -209,13 +209,14 @@ async def test_without_keeping_the_token_the_screen_shows_it(target: str, book: 
     assert book.seats() == []
 
 
-async def test_a_token_that_holds_no_seat_is_refused_in_words(target: str) -> None:
+async def test_a_token_that_holds_no_seat_is_refused_in_words(target: str, book: SeatBook) -> None:
     app = PlayApp(target, Game("cards", bots=1, name="Ada"))
     async with app.run_test() as pilot:
         await wait_for_change(pilot, app, "", 20)
         assert app.seat is not None
         game_id = app.seat.game_id
-    wrong = PlayApp(target, Game(resume=game_id, token="not-a-token"))
+    book.keep(KeptSeat(target, game_id, 0, "not-a-token", "Ada"))
+    wrong = PlayApp(target, Game(resume=game_id, token="not-a-token"), book)
     async with wrong.run_test() as pilot:
         deadline = time.monotonic() + 20
         while not wrong.failure:
@@ -224,3 +225,4 @@ async def test_a_token_that_holds_no_seat_is_refused_in_words(target: str) -> No
     assert wrong.return_code == 1
     assert "TOKEN_INVALID" in wrong.failure
     assert f"does not hold a seat of game {game_id}" in wrong.failure
+    assert book.seats() == [], "a token that holds no seat was kept"

@@ -29,6 +29,9 @@ KEYS = "123456789abcdefghijklmnoprstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 """One key per legal move, in the order the service lists them (`q` quits). The dice game
 offers up to 50 moves (joker choices), so single characters run past the digits."""
 
+LOST_SEAT = {"GAME_NOT_FOUND", "TOKEN_INVALID"}
+"""Refusals after which a kept seat is of no use: the game expired, or the token is not its."""
+
 
 class PlayApp(App[None]):
     """The table, the moves with their keys, and the log of what happened."""
@@ -83,6 +86,9 @@ class PlayApp(App[None]):
         try:
             self.seat = seat = await self.sit_down(client)
             view = await seat.view()
+            if self.book is not None:
+                name = view.players[seat.seat].display_name
+                self.book.keep(KeptSeat(self.target, seat.game_id, seat.seat, seat.token, name))
             self.sub_title = f"{kind_name(view.kind)} · game {seat.game_id} · seat {seat.seat}"
             self.log_events(view, view.last_events)
             await self.show(view)
@@ -90,6 +96,8 @@ class PlayApp(App[None]):
                 self.log_events(update.view, update.events)
                 await self.show(update.view)
         except GenialError as err:
+            if self.game.resume and self.book and err.reason in LOST_SEAT:
+                self.book.forget(self.target, self.game.resume)
             self.failure = f"{self.prog}: {self.target}: {self.explain(err)}"
             self.exit(return_code=1, message=self.failure)
         finally:
@@ -116,8 +124,6 @@ class PlayApp(App[None]):
             bots = dict.fromkeys(range(1, game.bots + 1), game.strength)
             created = await client.create(game.kind, seats, bots=bots)
             seat = await client.join(created.game_id, game.name, seat=0)
-        if self.book is not None:
-            self.book.keep(KeptSeat(self.target, seat.game_id, seat.seat, seat.token, game.name))
         return seat
 
     def log_events(self, view: types.GameView, happened: Iterable[types.Event]) -> None:

@@ -20,7 +20,7 @@ from genial.v1 import cards_pb2
 from genial.v1 import types_pb2 as types
 
 from . import palette
-from .table import layout, player_header, plural, round_text, who
+from .table import by_seat, layout, player_header, plural, round_text, who
 
 AREAS = (range(0, 1), range(1, 4), range(4, 7), range(7, 11))
 """The columns of the scoring board's four areas: 0 | 1-3 | 4-6 | 7-10."""
@@ -151,10 +151,7 @@ def event_words(event: cards_pb2.CardsEvent, view: types.GameView) -> Text:
     kind = event.WhichOneof("event")
     if kind == "deal":
         deal = event.deal
-        opened = Text(", ").join(
-            who(view, seat) + " " + palette.cards_chips(cards.cards)
-            for seat, cards in enumerate(deal.open_cards)
-        )
+        opened = by_seat(view, (palette.cards_chips(c.cards) for c in deal.open_cards))
         return (
             Text(f"Round {deal.round + 1} dealt; ")
             + who(view, deal.first_seat)

@@ -12,7 +12,7 @@ from genial.v1 import dice_pb2
 from genial.v1 import types_pb2 as types
 
 from . import palette
-from .table import colour_rows, layout, player_header, plural, round_text, who
+from .table import by_seat, colour_rows, layout, player_header, plural, round_text, who
 
 PHASES = {
     dice_pb2.DICE_PHASE_ROLL: "roll",
@@ -86,11 +86,7 @@ def event_words(event: dice_pb2.DiceEvent, view: types.GameView) -> Text:
     kind = event.WhichOneof("event")
     if kind == "setup":
         setup = event.setup
-        rolled = Text(", ").join(
-            who(view, seat) + " " + palette.chips(dice.dice)
-            for seat, dice in enumerate(setup.dice)
-            if dice.dice
-        )
+        rolled = by_seat(view, (palette.chips(d.dice) if d.dice else None for d in setup.dice))
         text = Text(f"Round {setup.round + 1}: ") + who(view, setup.first_seat) + " moves first"
         return text + (Text(". Dice: ") + rolled if rolled else Text())
     if kind == "roll":

@@ -30,6 +30,16 @@ def who(view: types.GameView, seat: int) -> Text:
     return Text(seat_name(view, seat), style="bold")
 
 
+def by_seat(view: types.GameView, pictures: Iterable[Text | None]) -> Text:
+    """A picture per seat (None: nothing to show), each after the seat's name: "Ada R G,
+    Bob B Y"."""
+    return Text(", ").join(
+        who(view, seat) + " " + picture
+        for seat, picture in enumerate(pictures)
+        if picture is not None
+    )
+
+
 def player_header(view: types.GameView, seat: int) -> Text:
     text = who(view, seat)
     if view.HasField("viewer") and view.viewer == seat:

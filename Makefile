@@ -16,7 +16,8 @@ TS := clients/typescript
 TS_MODULES := $(TS)/node_modules/.stamp
 
 .PHONY: run test lint typecheck unit install redis bench-engine demo clean loadtest bench \
-	generate proto-lint proto-breaking sandbox promtool protoc ts-lint ts-test test-reliability
+	generate proto-lint proto-breaking sandbox promtool protoc mobile ts-lint ts-test \
+	test-reliability
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || { \
@@ -47,12 +48,18 @@ $(BUF): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
 	@touch $(BUF)
 
-# Debian's protoc generates the Java, Kotlin and Objective-C messages (grpcio-tools' protoc
-# has only the Python generators).
+# Debian's protoc and gRPC Java plugin generate the code for mobile apps (Java with its
+# gRPC stubs, Kotlin, Objective-C) on demand, with buf.gen.yaml; grpcio-tools' protoc has
+# only the Python generators.
 protoc:
-	@command -v protoc >/dev/null || { \
-	  echo "protoc is missing; installing protobuf-compiler"; \
-	  apt-get update -qq && apt-get install -y -qq protobuf-compiler; }
+	@command -v protoc >/dev/null && command -v grpc_java_plugin >/dev/null || { \
+	  echo "protoc or its gRPC Java plugin is missing; installing them"; \
+	  apt-get update -qq && apt-get install -y -qq protobuf-compiler \
+	    protobuf-compiler-grpc-java-plugin; }
+
+# The code for mobile apps, into build/gen/{java,kotlin,objc}; not committed.
+mobile: protoc $(BUF)
+	$(BUF) generate
 
 # The TypeScript SDK's packages, protoc-gen-es among them, pinned in its package-lock.json.
 $(TS_MODULES): $(TS)/package.json $(TS)/package-lock.json
@@ -60,7 +67,7 @@ $(TS_MODULES): $(TS)/package.json $(TS)/package-lock.json
 	cd $(TS) && npm ci --ignore-scripts --no-audit --no-fund
 	@touch $@
 
-generate: install protoc $(TS_MODULES)
+generate: install $(TS_MODULES)
 	PYTHON=$(PY) scripts/generate.sh
 
 proto-lint: $(BUF)
@@ -89,14 +96,16 @@ lint: install proto-lint proto-breaking ts-lint
 ts-lint: $(TS_MODULES)
 	cd $(TS) && npm run lint
 
+# By path: given `-p genial.client`, mypy would check the installed copy in site-packages
+# (it ships py.typed) and report nothing from there.
 typecheck: install
-	cd $(DEV) && ../../$(BIN)/mypy --strict -p genial.engine -p genial.bots -p genial.client \
-	  -p genial.service
+	cd $(DEV) && ../../$(BIN)/mypy --strict --explicit-package-bases \
+	  genial/engine genial/bots genial/client genial/service
 
-# tests/clients regenerates every client's code into a temporary folder and compares it
-# with the committed one, which needs protoc and protoc-gen-es.
+# tests/clients regenerates the committed client code into a temporary folder and compares
+# it (protoc-gen-es), and generates the mobile code with buf, protoc and its Java plugin.
 # The suites that take minutes (faults, fuzzing, Redis Cluster) have their own target.
-unit: install redis sandbox promtool protoc $(TS_MODULES)
+unit: install redis sandbox promtool protoc $(BUF) $(TS_MODULES)
 	$(PY) -m pytest -q --ignore=tests/reliability
 
 test-reliability: install redis

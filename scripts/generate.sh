@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates every client's code from proto/ into clients/: the Python messages and gRPC
-# stubs with type stubs (python/genial/v1), the TypeScript messages and service
-# descriptors (typescript/src/gen), the Java, Kotlin and Objective-C messages for mobile
-# apps (java/, kotlin/, objc/) and the OpenAPI document (openapi.json).
+# Regenerates the committed client code from proto/ into clients/: the Python messages and
+# gRPC stubs with type stubs (python/genial/v1), the TypeScript messages and service
+# descriptors (typescript/src/gen) and the OpenAPI document (openapi.json). The code for
+# mobile apps (Java, Kotlin, Objective-C) is not committed: `npx buf generate` makes it on
+# demand (buf.gen.yaml, clients/README.md).
 #
 # Usage: scripts/generate.sh [ROOT]   writes ROOT/clients/... (default: this repository);
 # tests/clients/test_generated.py generates into a temporary ROOT and compares.
@@ -10,28 +11,23 @@
 # The output is committed: the service imports it as genial.v1.*, and a clean clone must
 # not need protoc to run. grpc_tools' protoc brings google/protobuf; third_party/ brings the
 # vendored google/api imports (their Python modules come from googleapis-common-protos).
-# PYTHON picks the interpreter that has grpcio-tools (default: the project's .venv); PROTOC
-# the protoc with the Java, Kotlin and Objective-C generators (default: `protoc`, from
-# Debian's protobuf-compiler); protoc-gen-es comes from clients/typescript/node_modules.
-# `make generate` installs all three.
+# PYTHON picks the interpreter that has grpcio-tools (default: the project's .venv);
+# protoc-gen-es comes from clients/typescript/node_modules. `make generate` installs both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python=${PYTHON:-.venv/bin/python}
-protoc=${PROTOC:-protoc}
 clients=${1:-.}/clients
 out=$clients/python
 protos=(proto/genial/v1/*.proto)
 google_api=(third_party/google/api/*.proto)
 es_plugin=clients/typescript/node_modules/.bin/protoc-gen-es
 
-for tool in "$protoc" "$es_plugin"; do
-  command -v "$tool" >/dev/null || { echo "$tool is missing: run make generate" >&2; exit 1; }
-done
+command -v "$es_plugin" >/dev/null \
+  || { echo "$es_plugin is missing: run make generate" >&2; exit 1; }
 
 # Files the protos no longer produce must not linger, so every output folder starts empty.
-generated=("$out/genial/v1" "$clients/typescript/src/gen" "$clients/java" "$clients/kotlin"
-  "$clients/objc")
+generated=("$out/genial/v1" "$clients/typescript/src/gen")
 rm -rf "${generated[@]}"
 mkdir -p "${generated[@]}"
 "$python" -m grpc_tools.protoc -I proto -I third_party \
@@ -52,17 +48,6 @@ echo "generated $(ls "$out/genial/v1" | wc -l) files in $out/genial/v1"
   --es_opt=target=ts,import_extension=js "${protos[@]}" "${google_api[@]}"
 echo "generated $(find "$clients/typescript/src/gen" -type f | wc -l) files in" \
   "$clients/typescript/src/gen"
-
-# Mobile messages. Java and Kotlin apps take google/api from Maven
-# (com.google.api.grpc:proto-google-common-protos); Objective-C has no such package, so its
-# google/api classes are generated beside ours. Objective-C classes share one namespace:
-# the package becomes their prefix (Genial_V1_GameView).
-"$protoc" -I proto -I third_party --java_out="$clients/java" --kotlin_out="$clients/kotlin" \
-  "${protos[@]}"
-"$protoc" -I proto -I third_party --objc_out=use_package_as_prefix=yes:"$clients/objc" \
-  "${protos[@]}" "${google_api[@]}"
-echo "generated $(find "$clients/java" "$clients/kotlin" "$clients/objc" -type f | wc -l)" \
-  "files in $clients/java, kotlin and objc"
 
 # build/dev (make install) maps the working tree to `genial`; the fresh genial.v1 comes
 # first, so the document describes the protos just compiled.

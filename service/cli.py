@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from genial import engine
 from genial.bots import arena
+from genial.client.play import command as play
 
-from . import play
 from .settings import Settings
 
 
@@ -36,7 +36,8 @@ def demo(kind: str, seats: int, seed: int | None) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line, every subcommand with its arguments."""
     parser = argparse.ArgumentParser(prog="genial", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("demo", help="watch random players play a game in the terminal")
@@ -44,14 +45,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seats", type=int, default=3, choices=range(2, 5))
     p.add_argument("--seed", type=int, default=None)
     p = commands.add_parser(
-        "arena", help="play bots against each other; win rates with 95% intervals"
+        "arena", help="play bots against each other; win rates with 95%% intervals"
     )
     arena.add_arguments(p)
     p = commands.add_parser("serve", help="serve the API over gRPC and HTTP")
     Settings.add_arguments(p)
-    p = commands.add_parser("play", help="play a game in the terminal, against bots or people")
+    p = commands.add_parser("play", help=play.DESCRIPTION)
     play.add_arguments(p)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     if args.command == "serve":
         from .server import run  # noqa: PLC0415  (grpc and redis load only when serving)
 

@@ -11,9 +11,6 @@ ROOT = Path(__file__).resolve().parents[2]
 GENERATED = [
     "clients/python/genial/v1",
     "clients/typescript/src/gen",
-    "clients/java",
-    "clients/kotlin",
-    "clients/objc",
     "clients/openapi.json",
 ]
 

@@ -68,8 +68,10 @@ export interface WatchOptions {
   token?: string;
   /** Ends the watch (it then throws CANCELLED). */
   signal?: AbortSignal;
-  /** Called before each reconnect, to show that the game is being followed again. */
+  /** Called before each reconnect, to show that the connection was lost. */
   onReconnect?: (reconnecting: Reconnecting) => void;
+  /** Called when the server answers a new connection (the first and each reconnect). */
+  onConnected?: () => void;
 }
 
 /** Codes after which a watch is opened again: nothing is wrong with the request itself. */
@@ -134,9 +136,14 @@ export async function* follow(
             { gameId, fromVersion: version },
             { headers: auth(token), signal: signals },
           );
+      let answered = false;
       for await (const update of updates) {
         alive();
         failures = 0;
+        if (!answered) {
+          answered = true;
+          options.onConnected?.();
+        }
         if (update.events.length === 0) {
           continue; // a keep-alive
         }

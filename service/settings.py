@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +64,13 @@ class Settings:
         default=False,
         metadata=_doc("serve empty calls for the benchmark (Bench/Empty, POST /bench/empty)"),
     )
+    cors_origins: list[str] = field(
+        default_factory=list,
+        metadata=_doc(
+            "origins whose pages may call the HTTP API, comma-separated or a JSON list"
+            " (https://app.example.com; * for any); empty: the same origin only"
+        ),
+    )
     log_level: str = field(default="INFO", metadata=_doc("DEBUG, INFO, WARNING or ERROR"))
     log_json: bool = field(default=True, metadata=_doc("structured (JSON) log lines"))
 
@@ -74,7 +82,8 @@ class Settings:
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
         for f in dataclasses.fields(cls):
             flag = "--" + f.name.replace("_", "-")
-            helptext = f"{f.metadata['doc']} (env GENIAL_{f.name.upper()}, default {f.default!r})"
+            default = f.default_factory() if callable(f.default_factory) else f.default
+            helptext = f"{f.metadata['doc']} (env GENIAL_{f.name.upper()}, default {default!r})"
             if f.type == "bool":
                 parser.add_argument(flag, action=argparse.BooleanOptionalAction, help=helptext)
             else:
@@ -110,5 +119,16 @@ def _bool(raw: str) -> bool:
     raise ValueError(f"not a boolean: {raw!r}")
 
 
+def _list(raw: str) -> list[str]:
+    """A JSON list (as the chart writes it) or comma-separated words."""
+    if raw.strip().startswith("["):
+        items = json.loads(raw)
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise ValueError(f"not a list of strings: {raw!r}")
+        return items
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
 def _parser(type_name: object) -> Any:
-    return {"int": int, "float": float, "str": str, "bool": _bool}[str(type_name)]
+    parsers = {"int": int, "float": float, "str": str, "bool": _bool, "list[str]": _list}
+    return parsers[str(type_name)]

@@ -661,6 +661,7 @@ class GameApp:
         meta.finished = False
         version, after = 0, (0, 0)
         block = 0  # the first read answers at once with what is there
+        answered = False
         while True:
             entries = await self.store.entries(request.game_id, after, block)
             block = int(self.settings.watch_keepalive * 1000)
@@ -689,6 +690,7 @@ class GameApp:
                             meta.away[event["seat"]] = event["type"] == "turn_timed_out"
                 if entry.id <= (request.from_version, 0):
                     continue
+                answered = True
                 yield api.WatchGameResponse(
                     version=version,
                     events=[convert.proto_event(meta.kind, e) for e in events],
@@ -696,6 +698,9 @@ class GameApp:
                 )
             if meta.finished:
                 return
+            if not answered:  # caught up at once: answer now (a keep-alive), not in 15 s
+                answered = True
+                yield api.WatchGameResponse(version=version)
 
     async def get_history(
         self, request: api.GetHistoryRequest, _token: str | None

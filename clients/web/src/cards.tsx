@@ -240,6 +240,7 @@ function Hand({
               key={`${card}-${i}`}
               type="button"
               class="card-button"
+              data-action="card"
               disabled={!playable}
               aria-pressed={chosen === card}
               aria-label={cardName(t, card)}
@@ -270,6 +271,7 @@ function Hand({
                 ref={i === 0 ? firstButton : undefined}
                 type="button"
                 class="primary"
+                data-action="first"
                 data-first={option.first}
                 onClick={() => onMove(option.move)}
               >
@@ -287,12 +289,21 @@ function Hand({
         <div class="choices">
           <p class="instruction">{t.cards.swapPrompt}</p>
           {swap && (
-            <button type="button" onClick={() => onMove(swap)}>
+            <button
+              type="button"
+              data-action="swap"
+              onClick={() => onMove(swap)}
+            >
               {t.cards.swap}
             </button>
           )}
           {keep && (
-            <button type="button" class="primary" onClick={() => onMove(keep)}>
+            <button
+              type="button"
+              class="primary"
+              data-action="keep"
+              onClick={() => onMove(keep)}
+            >
               {t.cards.keep}
             </button>
           )}

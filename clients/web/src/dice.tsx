@@ -221,12 +221,22 @@ function MyTurn({
       </h2>
       <div class="choices">
         {roll && (
-          <button type="button" class="primary" onClick={() => onMove(roll)}>
+          <button
+            type="button"
+            class="primary"
+            data-action="roll"
+            onClick={() => onMove(roll)}
+          >
             {t.dice.roll}
           </button>
         )}
         {reroll && (
-          <button type="button" class="reroll" onClick={() => onMove(reroll)}>
+          <button
+            type="button"
+            class="reroll"
+            data-action="reroll"
+            onClick={() => onMove(reroll)}
+          >
             <span class="dice" aria-hidden="true">
               {mine.map((d, i) => (
                 <span key={i} class="die">
@@ -247,6 +257,7 @@ function MyTurn({
             <button
               type="button"
               aria-pressed={isJoker}
+              data-action="joker"
               onClick={() =>
                 setJokers((all) => {
                   const next = new Map(all);
@@ -293,6 +304,7 @@ function MyTurn({
         <button
           type="button"
           class="primary score"
+          data-action="score"
           disabled={!score}
           onClick={() => score && onMove(score)}
         >

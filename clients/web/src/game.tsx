@@ -39,7 +39,11 @@ export function GamePage({ gameId }: { gameId: string }) {
   const kind = view ? kindName(view.kind) : held?.kind;
 
   return (
-    <div class="game">
+    <div
+      class="game"
+      data-version={view?.version.toString()}
+      data-status={view?.status}
+    >
       <h1 tabIndex={-1}>
         {kind ? t.kindTitle[kind] : t.appName}{" "}
         {kind && <span class="muted">({t.kind(kind)})</span>}

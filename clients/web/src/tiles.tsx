@@ -75,6 +75,7 @@ export function TilesTable({ view, seat, moves, onMove, names }: TableProps) {
             <button
               type="button"
               class="primary bag"
+              data-action="reveal"
               onClick={() => onMove(reveal)}
             >
               {t.tiles.reveal}
@@ -112,6 +113,7 @@ export function TilesTable({ view, seat, moves, onMove, names }: TableProps) {
                       type="button"
                       class="tile-button"
                       aria-label={t.tiles.alternative(colour(t, c))}
+                      data-action="alternative"
                       onClick={() => onMove(alternative)}
                     >
                       {tiles}
@@ -136,6 +138,7 @@ export function TilesTable({ view, seat, moves, onMove, names }: TableProps) {
             <button
               type="button"
               class="tile-button primary"
+              data-action="take"
               onClick={() => onMove(take)}
             >
               {table.zone.map((c, i) => (

@@ -14,9 +14,12 @@ BUF := node_modules/.bin/buf
 TS := clients/typescript
 # npm ci empties node_modules first, so the stamp lives inside it.
 TS_MODULES := $(TS)/node_modules/.stamp
+WEB := clients/web
+WEB_MODULES := $(WEB)/node_modules/.stamp
 
 .PHONY: run test lint typecheck unit install redis bench-engine demo clean loadtest bench \
-	generate proto-lint proto-breaking sandbox protoc ts-lint ts-test test-reliability
+	generate proto-lint proto-breaking sandbox protoc ts-lint ts-test test-reliability \
+	chromium web web-lint web-screenshots
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || { \
@@ -60,6 +63,30 @@ $(TS_MODULES): $(TS)/package.json $(TS)/package-lock.json
 	cd $(TS) && npm ci --ignore-scripts --no-audit --no-fund
 	@touch $@
 
+# The web client's packages (Preact, esbuild, axe-core for its tests), pinned likewise.
+$(WEB_MODULES): $(WEB)/package.json $(WEB)/package-lock.json
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
+	cd $(WEB) && npm ci --ignore-scripts --no-audit --no-fund
+	@touch $@
+
+# Builds the web client into clients/web/bundle, which is committed (docs/web.md):
+# tests/web/test_bundle.py checks that it is what the sources build.
+web: $(WEB_MODULES) $(TS_MODULES)
+	cd $(WEB) && npm run build
+
+web-lint: $(WEB_MODULES) $(TS_MODULES)
+	cd $(WEB) && npm run lint
+
+# The browser tests drive Debian's chromium: Playwright cannot download its own here.
+chromium:
+	@command -v chromium >/dev/null || { \
+	  echo "chromium is missing; installing it"; \
+	  apt-get update -qq && apt-get install -y -qq chromium; }
+
+# Takes the screenshots of docs/web.md again (the browser tests, writing into docs/web).
+web-screenshots: install redis chromium $(BUF) $(WEB_MODULES) $(TS_MODULES)
+	GENIAL_SCREENSHOTS=docs/web $(PY) -m pytest -q tests/web
+
 generate: install protoc $(TS_MODULES)
 	PYTHON=$(PY) scripts/generate.sh
 
@@ -76,7 +103,7 @@ sandbox:
 	  echo "bwrap is missing; installing bubblewrap"; \
 	  apt-get update -qq && apt-get install -y -qq bubblewrap; }
 
-lint: install proto-lint proto-breaking ts-lint
+lint: install proto-lint proto-breaking ts-lint web-lint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
@@ -85,12 +112,13 @@ ts-lint: $(TS_MODULES)
 
 typecheck: install
 	cd $(DEV) && ../../$(BIN)/mypy --strict -p genial.engine -p genial.bots -p genial.client \
-	  -m genial.service.play
+	  -m genial.service.play -m genial.service.web
 
 # tests/clients regenerates every client's code into a temporary folder and compares it
-# with the committed one, which needs protoc and protoc-gen-es.
+# with the committed one, which needs protoc and protoc-gen-es; tests/web drives chromium,
+# rebuilds the web client and lints the OpenAPI document with Redocly (root node_modules).
 # The suites that take minutes (faults, fuzzing, Redis Cluster) have their own target.
-unit: install redis sandbox protoc $(TS_MODULES)
+unit: install redis sandbox protoc chromium $(BUF) $(TS_MODULES) $(WEB_MODULES)
 	$(PY) -m pytest -q --ignore=tests/reliability
 
 test-reliability: install redis

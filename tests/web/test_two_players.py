@@ -16,7 +16,9 @@ RECORD_HANDS = """
 window.handsShown = [];
 new MutationObserver(() => {
   const hands = [...document.querySelectorAll(".hand")].map(
-    (hand) => [...hand.querySelectorAll("[data-card]")].map((c) => Number(c.dataset.card)).sort((a, b) => a - b));
+    (hand) => [...hand.querySelectorAll("[data-card]")]
+      .map((c) => Number(c.dataset.card))
+      .sort((a, b) => a - b));
   window.handsShown.push(hands);
 }).observe(document, { subtree: true, childList: true, attributes: true });
 """
@@ -47,7 +49,8 @@ def test_two_players_see_only_their_own_hands(browser: Browser, web_worker: Work
     game_id = held(ada).game_id
     grace.fill("#player-name", "Grace")
     grace.get_by_role("button", name="Refresh").click()
-    grace.locator(".games li", has_text="1 of 2 seats open").get_by_role("button", name="Join").click()
+    open_game = grace.locator(".games li", has_text="1 of 2 seats open")
+    open_game.get_by_role("button", name="Join").click()
     grace.wait_for_selector(".game[data-version]")
     seats = {page: held(page) for page in pages}
     assert {s.seat for s in seats.values()} == {0, 1}

@@ -80,9 +80,8 @@ def play_turn(page: Page, kind: str) -> None:
         page.click("[data-action=reveal]")
     else:
         page.locator("[data-action=alternative]").first.click()
-    page.wait_for_function(
-        "v => document.querySelector('.game')?.dataset.version !== v", arg=before, timeout=MOVE_TIMEOUT
-    )
+    changed = "v => document.querySelector('.game')?.dataset.version !== v"
+    page.wait_for_function(changed, arg=before, timeout=MOVE_TIMEOUT)
 
 
 def play_to_the_end(page: Page, kind: str, turns: int = 1000) -> None:

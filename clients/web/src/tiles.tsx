@@ -147,16 +147,16 @@ export function TilesTable({ view, seat, moves, onMove, names }: TableProps) {
               <span>{t.tiles.take(taking)}</span>
             </button>
           ) : (
-            <div class="tile-row" role="list">
+            <ul class="tile-row">
               {table.zone.length === 0 && (
-                <span class="muted">{t.tiles.emptyZone}</span>
+                <li class="muted">{t.tiles.emptyZone}</li>
               )}
               {table.zone.map((c, i) => (
-                <span role="listitem" key={i}>
+                <li key={i}>
                   <Tile color={c} />
-                </span>
+                </li>
               ))}
-            </div>
+            </ul>
           )}
         </section>
       </div>

@@ -8,15 +8,17 @@ from playwright.sync_api import Page, Route, expect
 
 from tests.service.conftest import Worker
 from tests.web.conftest import api, screenshot, url
-from tests.web.ui import create_game, held, play_to_the_end
+from tests.web.ui import create_game, held, play_to_the_end, serious_violations, with_axe
 
 
 def test_the_history_verifies_the_seed_and_shows_a_tampered_one(
     page: Page, web_worker: Worker, errors: list[str]
 ) -> None:
+    with_axe(page)  # the end of a game and its history pass axe-core too
     page.goto(url(web_worker))
     create_game(page, "dice", sections="1")
     play_to_the_end(page, "dice")
+    assert serious_violations(page) == [], "standings"
     seat = held(page)
     history = api(web_worker, f"/v1/games/{seat.game_id}/history")
     page.get_by_role("link", name="Step through the game").click()
@@ -31,6 +33,7 @@ def test_the_history_verifies_the_seed_and_shows_a_tampered_one(
     expect(page.locator("#step")).to_contain_text(f"of {moves}")
     page.get_by_role("button", name="Next move").click()
     expect(page.locator(".step-events li").first).to_be_visible()
+    assert serious_violations(page) == [], "history"
     screenshot(page, "history")
 
     # A server that changed the seed after the game (or a man in the middle): the revealed

@@ -4,10 +4,12 @@ the moves act on, read what the page shows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
+AXE = Path(__file__).resolve().parents[2] / "clients/web/node_modules/axe-core/axe.min.js"
 MOVE_TIMEOUT = 20_000
 """Milliseconds a test waits for the page to show the next thing to do."""
 
@@ -119,3 +121,19 @@ def expected_log(history: dict[str, Any], joins: list[str]) -> list[str]:
             (kind,) = event.keys()
             keys.append(f"{entry['version']}.{i}.{kind}")
     return keys
+
+
+def with_axe(page: Page) -> Page:
+    page.add_init_script(path=str(AXE))
+    return page
+
+
+def serious_violations(page: Page) -> list[str]:
+    """axe-core's violations of impact serious or critical, one line each. The page must have
+    axe-core as an init script (`with_axe`): a script tag would break the page's CSP."""
+    found = page.evaluate("async () => (await axe.run(document)).violations")
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]

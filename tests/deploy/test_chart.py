@@ -166,7 +166,9 @@ def test_app_version_is_the_package_version() -> None:
 def test_chart_defaults_are_the_service_defaults() -> None:
     # Listed for operators to see; an install without overrides runs as `genial serve` would.
     for name, value in DEFAULTS["settings"].items():
-        assert value == SETTINGS[field_name(name)].default, name
+        field = SETTINGS[field_name(name)]
+        default = field.default_factory() if callable(field.default_factory) else field.default
+        assert value == default, name
     assert DEFAULTS["ports"] == {
         "grpc": SETTINGS["grpc_port"].default,
         "http": SETTINGS["http_port"].default,

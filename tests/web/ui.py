@@ -75,7 +75,13 @@ def play_turn(page: Page, kind: str) -> None:
         else:
             page.click("[data-action=keep]")
     elif kind == "dice":
-        page.click("[data-action=roll]" if "roll" in actions else "[data-action=score]")
+        if "roll" in actions:
+            page.click("[data-action=roll]")
+        else:
+            if "joker" in actions:  # a group of equal dice: one cross in the first colour
+                page.locator("[data-action=joker]").first.click()
+                page.locator(".joker-colour input").first.check()
+            page.click("[data-action=score]")
     elif "take" in actions:
         page.click("[data-action=take]")
     elif "reveal" in actions:

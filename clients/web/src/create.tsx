@@ -1,5 +1,6 @@
 /** The form of a new game: which game, who sits where (you, open seats, bots), options. */
 import type { CreateOptions, Strength } from "genial-client";
+import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 
 import { client, commitments, joinAndOpen } from "./api.js";
@@ -143,17 +144,15 @@ export function CreateGame({
             </p>
           ))}
         </fieldset>
-        <p class="field">
-          <label for="rounds">{t.lobby.rounds}</label>
-          <input
-            id="rounds"
-            type="number"
-            min={1}
-            max={10}
-            value={rounds}
-            onInput={(e) => setRounds(e.currentTarget.value)}
-          />
-        </p>
+        <TextField
+          id="rounds"
+          label={t.lobby.rounds}
+          value={rounds}
+          onInput={setRounds}
+          type="number"
+          min={1}
+          max={10}
+        />
         {kind === "dice" && (
           <>
             <p class="field">
@@ -166,44 +165,67 @@ export function CreateGame({
                 {t.lobby.variantE}
               </label>
             </p>
-            <p class="field">
-              <label for="sections">{t.lobby.sections}</label>
-              <input
-                id="sections"
-                value={sections}
-                inputMode="numeric"
-                onInput={(e) => setSections(e.currentTarget.value)}
-              />
-            </p>
+            <TextField
+              id="sections"
+              label={t.lobby.sections}
+              value={sections}
+              onInput={setSections}
+              inputMode="numeric"
+            />
           </>
         )}
         {kind === "tiles" && (
-          <p class="field">
-            <label for="line-length">{t.lobby.lineLength}</label>
-            <input
-              id="line-length"
-              type="number"
-              min={3}
-              max={21}
-              value={lineLength}
-              onInput={(e) => setLineLength(e.currentTarget.value)}
-            />
-          </p>
-        )}
-        <p class="field">
-          <label for="turn-timer">{t.lobby.turnTimer}</label>
-          <input
-            id="turn-timer"
+          <TextField
+            id="line-length"
+            label={t.lobby.lineLength}
+            value={lineLength}
+            onInput={setLineLength}
             type="number"
-            min={10}
-            value={timer}
-            onInput={(e) => setTimer(e.currentTarget.value)}
+            min={3}
+            max={21}
           />
-        </p>
+        )}
+        <TextField
+          id="turn-timer"
+          label={t.lobby.turnTimer}
+          value={timer}
+          onInput={setTimer}
+          type="number"
+          min={10}
+        />
         <button type="submit" class="primary">
           {t.lobby.start}
         </button>
       </form>
     </section>
+  );
+}
+
+/** A labelled input of the form; `extra` are the input's own attributes (type, min, ...). */
+function TextField({
+  id,
+  label,
+  value,
+  onInput,
+  ...extra
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+} & Omit<
+  JSX.InputHTMLAttributes<HTMLInputElement>,
+  "id" | "value" | "onInput"
+>) {
+  return (
+    <p class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        value={value}
+        onInput={(e) => onInput(e.currentTarget.value)}
+        {...extra}
+      />
+    </p>
   );
 }

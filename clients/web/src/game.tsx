@@ -1,4 +1,5 @@
 /** A game's table: who sits where and whose turn it is, the game itself, and the log. */
+import type { JSX } from "preact";
 import {
   GameStatus,
   type GameView,
@@ -11,7 +12,7 @@ import { seats } from "./api.js";
 import { CardsTable } from "./cards.js";
 import { DiceTable } from "./dice.js";
 import { useTexts, type Texts } from "./i18n/index.js";
-import { kindName } from "./names.js";
+import { kindName, type KindName } from "./names.js";
 import { narrate, type Names } from "./narrate.js";
 import { TilesTable } from "./tiles.js";
 import { useGame, type Connection, type Logged } from "./use-game.js";
@@ -26,6 +27,16 @@ export interface TableProps {
   names: Names;
 }
 
+/** Each game's table, by kind. */
+export const TABLES: Record<
+  KindName,
+  (props: TableProps) => JSX.Element | null
+> = {
+  cards: CardsTable,
+  dice: DiceTable,
+  tiles: TilesTable,
+};
+
 export function namesOf(t: Texts, view: GameView | undefined): Names {
   return (seat) => view?.players[seat]?.displayName || t.lobby.seat(seat);
 }
@@ -37,6 +48,7 @@ export function GamePage({ gameId }: { gameId: string }) {
   const { view } = game;
   const names = namesOf(t, view);
   const kind = view ? kindName(view.kind) : held?.kind;
+  const Table = kind && TABLES[kind];
 
   return (
     <div
@@ -59,26 +71,8 @@ export function GamePage({ gameId }: { gameId: string }) {
           <div class="table-main">
             <Players view={view} names={names} mine={held?.seat} />
             <Prompt view={view} names={names} mine={held?.seat} />
-            {kind === "cards" && (
-              <CardsTable
-                view={view}
-                seat={held?.seat}
-                moves={game.moves}
-                onMove={game.move}
-                names={names}
-              />
-            )}
-            {kind === "dice" && (
-              <DiceTable
-                view={view}
-                seat={held?.seat}
-                moves={game.moves}
-                onMove={game.move}
-                names={names}
-              />
-            )}
-            {kind === "tiles" && (
-              <TilesTable
+            {Table && (
+              <Table
                 view={view}
                 seat={held?.seat}
                 moves={game.moves}
@@ -117,15 +111,14 @@ function ConnectionState({ connection }: { connection: Connection }) {
   );
 }
 
-function Players({
-  view,
-  names,
-  mine,
-}: {
+/** The game as a seat sees it: `mine` is the page's seat, undefined for a spectator. */
+interface SeatProps {
   view: GameView;
   names: Names;
   mine: number | undefined;
-}) {
+}
+
+function Players({ view, names, mine }: SeatProps) {
   const t = useTexts();
   const rounds = view.options?.rounds ?? 1;
   return (
@@ -174,15 +167,7 @@ function BotBadge({
   return text && text !== name ? <span class="badge">{text}</span> : null;
 }
 
-function Prompt({
-  view,
-  names,
-  mine,
-}: {
-  view: GameView;
-  names: Names;
-  mine: number | undefined;
-}) {
+function Prompt({ view, names, mine }: SeatProps) {
   const t = useTexts();
   const left = useCountdown(view);
   let text: string;

@@ -7,15 +7,10 @@ import type { GameView, GetHistoryResponse } from "genial-client";
 import { useEffect, useState } from "preact/hooks";
 
 import { client, commitments, describe } from "./api.js";
-import { CardsTable } from "./cards.js";
-import { DiceTable } from "./dice.js";
-import { namesOf, type TableProps } from "./game.js";
+import { namesOf, TABLES, type TableProps } from "./game.js";
 import { useTexts } from "./i18n/index.js";
 import { kindName } from "./names.js";
 import { narrate } from "./narrate.js";
-import { TilesTable } from "./tiles.js";
-
-const TABLES = { cards: CardsTable, dice: DiceTable, tiles: TilesTable };
 
 function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
   return new Uint8Array(

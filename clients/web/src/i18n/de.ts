@@ -40,15 +40,12 @@ export const de: Texts = {
     over: "Spiel beendet",
   },
   errors: {
-    title: "Etwas ist schiefgegangen",
     corsRefused: (page, server) =>
       `Der Server ${server} erlaubt dieser Seite (${page}) keine Aufrufe (CORS). ` +
       `Trag ${page} in seine Einstellung cors_origins ein.`,
     unreachable:
       "Der Server ist nicht erreichbar. Prüf deine Verbindung; die Seite versucht es weiter.",
     notFound: "Dieses Spiel gibt es nicht (mehr).",
-    generic: (message) => message,
-    dismiss: "Schließen",
   },
   lobby: {
     title: "Lobby",

@@ -40,15 +40,12 @@ export const en = {
     over: "Game over",
   },
   errors: {
-    title: "Something went wrong",
     corsRefused: (page: string, server: string) =>
       `The server ${server} does not allow this page (${page}) to call it (CORS). ` +
       `Add ${page} to the server's cors_origins setting.`,
     unreachable:
       "The server cannot be reached. Check your connection; the page keeps trying.",
     notFound: "There is no such game (it may have expired).",
-    generic: (message: string) => message,
-    dismiss: "Dismiss",
   },
   lobby: {
     title: "Lobby",

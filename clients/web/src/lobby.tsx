@@ -56,6 +56,7 @@ export function Lobby() {
       <MyGames />
       <CreateGame needName={needName} attempt={attempt} />
       <OpenGames
+        onError={(err) => setError(describe(err, t))}
         onJoin={(game) =>
           attempt(async () => {
             const player = needName();
@@ -160,7 +161,13 @@ function MyGame({
 
 const KINDS: KindName[] = ["cards", "dice", "tiles"];
 
-function OpenGames({ onJoin }: { onJoin: (game: GameSummary) => void }) {
+function OpenGames({
+  onJoin,
+  onError,
+}: {
+  onJoin: (game: GameSummary) => void;
+  onError: (err: unknown) => void;
+}) {
   const t = useTexts();
   const [kind, setKind] = useState<KindName | "">("");
   const [games, setGames] = useState<GameSummary[]>();
@@ -182,10 +189,11 @@ function OpenGames({ onJoin }: { onJoin: (game: GameSummary) => void }) {
           setGames(found);
         }
       }
-    })().catch(() => {});
+    })().catch((err: unknown) => current && onError(err));
     return () => {
       current = false;
     };
+    // onError is a new function at each render of the lobby; the list follows kind only.
   }, [kind, refreshed]);
 
   return (

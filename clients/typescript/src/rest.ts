@@ -16,6 +16,7 @@ import type { StreamResponse, UnaryResponse } from "@connectrpc/connect";
 
 import { codeOf, GenialError } from "./errors.js";
 import { http } from "./gen/google/api/annotations_pb.js";
+import { anySignal, timeoutSignal } from "./signals.js";
 import {
   bodyEvents,
   cutOff,
@@ -93,15 +94,12 @@ export function createRestTransport(options: RestTransportOptions): Transport {
     header: HeadersInit | undefined,
   ): Promise<Response> {
     const { url, init } = request(method, message, header);
-    const signals = [signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined];
+    const deadline = timeoutMs ? timeoutSignal(timeoutMs) : undefined;
     let response: Response;
     try {
-      response = await fetchImpl(url, {
-        ...init,
-        signal: AbortSignal.any(signals.filter((s) => s !== undefined)),
-      });
+      response = await fetchImpl(url, { ...init, signal: anySignal(signal, deadline) });
     } catch (err) {
-      throw await failed(err, signal);
+      throw await failed(err, signal, deadline);
     }
     if (!response.ok) {
       throw refusal(response.status, await response.text());
@@ -110,11 +108,15 @@ export function createRestTransport(options: RestTransportOptions): Transport {
   }
 
   /** Why a request got no answer: cancelled, timed out, or the server is out of reach. */
-  async function failed(err: unknown, signal: AbortSignal | undefined): Promise<GenialError> {
+  async function failed(
+    err: unknown,
+    signal: AbortSignal | undefined,
+    deadline?: AbortSignal,
+  ): Promise<GenialError> {
     if (signal?.aborted) {
       return cutOff(err, signal);
     }
-    if (err instanceof Error && err.name === "TimeoutError") {
+    if (deadline?.aborted) {
       return new GenialError(Code.DeadlineExceeded, "", "no answer in time", {}, { cause: err });
     }
     return unreachable(err);
@@ -131,7 +133,7 @@ export function createRestTransport(options: RestTransportOptions): Transport {
     if (page && page !== "null" && page !== server) {
       const probe = await fetchImpl(`${baseUrl}/v1/games?page_size=1`, {
         mode: "no-cors",
-        signal: AbortSignal.timeout(5000),
+        signal: timeoutSignal(5000),
       }).then(
         () => true,
         () => false,

@@ -8,6 +8,7 @@ import { Code } from "@connectrpc/connect";
 
 import type { GenialClient } from "./client.js";
 import { GenialError } from "./errors.js";
+import { anySignal } from "./signals.js";
 import {
   WatchGameResponseSchema,
   type WatchGameResponse,
@@ -120,7 +121,7 @@ export async function* follow(
   let failures = 0;
   for (;;) {
     const attempt = new AbortController();
-    const signals = AbortSignal.any([attempt.signal, ...(signal ? [signal] : [])]);
+    const signals = anySignal(attempt.signal, signal);
     let idle: ReturnType<typeof setTimeout> | undefined;
     const alive = () => {
       clearTimeout(idle);

@@ -14,10 +14,12 @@ BUF := node_modules/.bin/buf
 TS := clients/typescript
 # npm ci empties node_modules first, so the stamp lives inside it.
 TS_MODULES := $(TS)/node_modules/.stamp
+WEB := clients/web
+WEB_MODULES := $(WEB)/node_modules/.stamp
 
 .PHONY: run test lint typecheck unit install redis bench-engine demo clean loadtest bench \
 	generate proto-lint proto-breaking sandbox promtool protoc mobile ts-lint ts-test \
-	test-reliability
+	test-reliability chromium web web-lint web-screenshots
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || { \
@@ -67,6 +69,30 @@ $(TS_MODULES): $(TS)/package.json $(TS)/package-lock.json
 	cd $(TS) && npm ci --ignore-scripts --no-audit --no-fund
 	@touch $@
 
+# The web client's packages (Preact, esbuild, axe-core for its tests), pinned likewise.
+$(WEB_MODULES): $(WEB)/package.json $(WEB)/package-lock.json
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm; }
+	cd $(WEB) && npm ci --ignore-scripts --no-audit --no-fund
+	@touch $@
+
+# Builds the web client into clients/web/bundle, which is committed (docs/web.md):
+# tests/web/test_bundle.py checks that it is what the sources build.
+web: $(WEB_MODULES) $(TS_MODULES)
+	cd $(WEB) && npm run build
+
+web-lint: $(WEB_MODULES) $(TS_MODULES)
+	cd $(WEB) && npm run lint
+
+# The browser tests drive Debian's chromium: Playwright cannot download its own here.
+chromium:
+	@command -v chromium >/dev/null || { \
+	  echo "chromium is missing; installing it"; \
+	  apt-get update -qq && apt-get install -y -qq chromium; }
+
+# Takes the screenshots of docs/web.md again (the browser tests, writing into docs/web).
+web-screenshots: install redis chromium $(BUF) $(WEB_MODULES) $(TS_MODULES)
+	GENIAL_SCREENSHOTS=docs/web $(PY) -m pytest -q tests/web
+
 generate: install $(TS_MODULES)
 	PYTHON=$(PY) scripts/generate.sh
 
@@ -89,7 +115,7 @@ promtool:
 	  echo "promtool is missing; installing prometheus"; \
 	  apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus; }
 
-lint: install proto-lint proto-breaking ts-lint
+lint: install proto-lint proto-breaking ts-lint web-lint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
@@ -103,9 +129,11 @@ typecheck: install
 	  genial/engine genial/bots genial/client genial/service
 
 # tests/clients regenerates the committed client code into a temporary folder and compares
-# it (protoc-gen-es), and generates the mobile code with buf, protoc and its Java plugin.
-# The suites that take minutes (faults, fuzzing, Redis Cluster) have their own target.
-unit: install redis sandbox promtool protoc $(BUF) $(TS_MODULES)
+# it (protoc-gen-es), and generates the mobile code with buf, protoc and its Java plugin;
+# tests/web drives chromium, rebuilds the web client and lints the OpenAPI document with
+# Redocly (root node_modules). The suites that take minutes (faults, fuzzing, Redis
+# Cluster) have their own target.
+unit: install redis sandbox promtool protoc chromium $(BUF) $(TS_MODULES) $(WEB_MODULES)
 	$(PY) -m pytest -q --ignore=tests/reliability
 
 test-reliability: install redis

@@ -3,7 +3,8 @@ route its `google.api.http` annotation gives (`routes`), calling the `GameApp` m
 same name, with the same error mapping as gRPC; WatchGame as Server-Sent Events.
 
 Like the gRPC transport it only decodes, calls and encodes. Beside the API it serves the
-OpenAPI document (/openapi.json, /docs), the probes (/healthz, /readyz) and /metrics.
+OpenAPI document (/openapi.json), the probes (/healthz, /readyz), /metrics, and
+what `web` serves (the web client, /docs).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from genial.v1 import game_service_pb2 as api
 
-from . import invoke, json_codec, openapi
+from . import invoke, json_codec, openapi, web
 from .app import GameApp
 from .errors import RETRY_AFTER, ApiError, Reason, error_body
 from .routes import ROUTES, VARIABLE, Route
@@ -40,22 +41,6 @@ MAX_JSON_DEPTH = 32
 EVENT_ID = re.compile(openapi.EVENT_ID)
 STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
 BRACKETS = re.compile(rb"[][{}]")
-
-DOCS_PAGE = """\
-<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <title>genial API</title>
-  <link rel="stylesheet" href="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui.css">
-</head>
-<body>
-  <div id="swagger-ui"></div>
-  <script src="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
-  <script>SwaggerUIBundle({url: "/openapi.json", dom_id: "#swagger-ui"});</script>
-</body>
-</html>
-"""
 
 
 def create_app(
@@ -79,7 +64,8 @@ def create_app(
             return Response(msgspec.json.encode({"status": why}), media_type=JSON)
         return _error(ApiError(Reason.STORE_UNAVAILABLE, why))
 
-    handlers: list[HTTPRouteHandler] = [openapi_json, docs, healthz, readyz, metrics]
+    handlers: list[HTTPRouteHandler] = [openapi_json, healthz, readyz, metrics]
+    handlers += web.handlers()  # the web client at /, and /docs
     handlers += extra_handlers
     found = invoke.endpoints("http", app.gate, app.unary, app.streams)
     for route in ROUTES:
@@ -98,14 +84,10 @@ def create_app(
         handlers,
         exception_handlers={Exception: _on_exception},
         openapi_config=None,  # the document is ours, from the proto
+        cors_config=web.cors_config(app.settings),
         logging_config=None,
     )
     return _one_segment_per_variable(gateway)
-
-
-@get("/docs")
-async def docs() -> Response[str]:
-    return Response(DOCS_PAGE, media_type="text/html")
 
 
 @get("/healthz")

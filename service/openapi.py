@@ -125,11 +125,14 @@ def document(files: FileDescriptorSet) -> dict[str, Any]:
             "title": f"{SERVICE.file.package} API",
             "version": SERVICE.file.package.rsplit(".", 1)[-1],
             "description": f"{service_text}\n\n{JSON_MAPPING}",
+            "license": {"name": "MIT", "identifier": "MIT"},
         },
+        # Relative: the API is served where the document is, whatever the host.
+        "servers": [{"url": "/", "description": "the server that serves this document"}],
         "tags": [{"name": SERVICE.name, "description": service_text}],
         "paths": paths,
         "components": {
-            "schemas": schemas,
+            "schemas": _used(schemas, paths),
             "responses": _error_responses(),
             "securitySchemes": {
                 "bearer": {
@@ -243,6 +246,20 @@ def _field(field: FieldDescriptorProto, prefix: str) -> dict[str, Any]:
     if field.label == F.LABEL_REPEATED:
         return {"type": "array", "items": item}
     return item
+
+
+def _used(schemas: dict[str, Any], paths: dict[str, Any]) -> dict[str, Any]:
+    """The schemas that the paths refer to, directly or through other schemas (a request
+    whose fields all go in the path or query has no schema of its own), and Error."""
+    found: set[str] = set()
+    pending = [paths, schemas[ERROR]]
+    while pending:
+        text = json.dumps(pending.pop())
+        for name in re.findall(f'"{re.escape(REF)}([^"]+)"', text):
+            if name not in found:
+                found.add(name)
+                pending.append(schemas[name])
+    return {name: schema for name, schema in schemas.items() if name in found | {ERROR}}
 
 
 # ---- operations -----------------------------------------------------------------------

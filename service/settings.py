@@ -119,6 +119,13 @@ class Settings:
     drain_seconds: float = field(
         default=10.0, metadata=_doc("seconds to finish requests on SIGTERM")
     )
+    cors_origins: str = field(
+        default="",
+        metadata=_doc(
+            "comma-separated origins whose pages may call the HTTP API "
+            "(https://app.example.com; * for any); empty: the same origin only"
+        ),
+    )
     log_level: str = field(default="INFO", metadata=_doc("DEBUG, INFO, WARNING or ERROR"))
     log_json: bool = field(default=True, metadata=_doc("structured (JSON) log lines"))
 

@@ -22,8 +22,10 @@ class Worker:
     store: str
 
 
-def start_worker(redis_url: str = "", *extra: str) -> Worker:
-    grpc_port, http_port = free_port(), free_port()
+def start_worker(redis_url: str = "", *extra: str, ports: tuple[int, int] | None = None) -> Worker:
+    """A worker on free ports, or on `ports` (gRPC, HTTP): a restarted worker takes its
+    predecessor's."""
+    grpc_port, http_port = ports or (free_port(), free_port())
     env = {
         **os.environ,
         "GENIAL_REDIS_URL": redis_url,

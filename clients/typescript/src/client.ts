@@ -20,6 +20,8 @@ import {
   type MoveSchema,
 } from "./gen/genial/v1/types_pb.js";
 import { createRestTransport, type RestTransportOptions } from "./rest.js";
+import { streamReader } from "./sse.js";
+import { DEFAULT_WATCH, follow, type WatchOptions, type WatchPolicy } from "./watch.js";
 
 /** The three games. */
 export type Kind = "cards" | "dice" | "tiles";
@@ -76,6 +78,8 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Each unary call's deadline in milliseconds (default 10 s); watches have none. */
   timeoutMs?: number;
+  /** How watches read the game and reconnect (`DEFAULT_WATCH`). */
+  watch?: Partial<WatchPolicy>;
 }
 
 /** Options of a new game. */
@@ -122,19 +126,27 @@ export class GenialClient {
   readonly api: Client<typeof GameService>;
   readonly retry: RetryPolicy;
   readonly timeoutMs: number;
+  readonly watchPolicy: WatchPolicy;
 
   constructor(transport: Transport, options: ClientOptions = {}) {
     this.api = createClient(GameService, transport);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.watchPolicy = { ...DEFAULT_WATCH, ...options.watch };
   }
 
-  /** A client of the REST/JSON gateway at `baseUrl` ("http://localhost:8080"). */
+  /**
+   * A client of the REST/JSON gateway at `baseUrl` ("http://localhost:8080"). Watches stream
+   * with `fetch` where it can, else with XMLHttpRequest (React Native), else they poll.
+   */
   static rest(
     baseUrl: string,
     options: ClientOptions & Omit<RestTransportOptions, "baseUrl"> = {},
   ): GenialClient {
-    return new GenialClient(createRestTransport({ baseUrl, fetch: options.fetch }), options);
+    const stream = options.stream ?? streamReader();
+    const transport = createRestTransport({ baseUrl, fetch: options.fetch, stream });
+    const watch = { poll: stream === "none", ...options.watch };
+    return new GenialClient(transport, { ...options, watch });
   }
 
   /** Calls `call`, retried as the policy allows; a refusal throws GenialError. */
@@ -250,25 +262,12 @@ export class GenialClient {
    * Follows a game: each seat taken and each move after `fromVersion` (0: all of them), with
    * its events and a fresh view for the seat of `token` (or a spectator's), then the live
    * ones. Ends when the game is over; leave the loop to stop earlier. Keep-alives are not
-   * yielded.
+   * yielded. When the connection fails or a worker stops, it reconnects by itself (see
+   * `WatchPolicy`) and goes on after the last version it yielded: no event is missed or
+   * yielded twice. Throws GenialError when the watch is refused, or cancelled by `signal`.
    */
-  async *watch(
-    gameId: string,
-    options: { fromVersion?: bigint; token?: string; signal?: AbortSignal } = {},
-  ): AsyncGenerator<WatchGameResponse> {
-    try {
-      const stream = this.api.watchGame(
-        { gameId, fromVersion: options.fromVersion ?? 0n },
-        { headers: auth(options.token), signal: options.signal },
-      );
-      for await (const update of stream) {
-        if (update.events.length > 0) {
-          yield update;
-        }
-      }
-    } catch (err) {
-      throw GenialError.from(err);
-    }
+  watch(gameId: string, options: WatchOptions = {}): AsyncGenerator<WatchGameResponse> {
+    return follow(this, gameId, this.watchPolicy, options);
   }
 
   /**
@@ -373,11 +372,14 @@ export class Seat {
 
   /** Follows the game with this seat's views, from `fromVersion` (default: the version the
    * seat last looked at). See `GenialClient.watch`. */
-  watch(fromVersion?: bigint, signal?: AbortSignal): AsyncGenerator<WatchGameResponse> {
+  watch(
+    fromVersion?: bigint,
+    options: Omit<WatchOptions, "fromVersion" | "token"> = {},
+  ): AsyncGenerator<WatchGameResponse> {
     return this.client.watch(this.gameId, {
+      ...options,
       fromVersion: fromVersion ?? this.version,
       token: this.token,
-      signal,
     });
   }
 }

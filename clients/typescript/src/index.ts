@@ -17,6 +17,8 @@ export {
 export { Code } from "@connectrpc/connect";
 export { codeName, GenialError } from "./errors.js";
 export { createRestTransport, type RestTransportOptions } from "./rest.js";
+export { streamReader, type StreamReader } from "./sse.js";
+export { DEFAULT_WATCH, type Reconnecting, type WatchOptions, type WatchPolicy } from "./watch.js";
 export * from "./gen/genial/v1/cards_pb.js";
 export * from "./gen/genial/v1/color_pb.js";
 export * from "./gen/genial/v1/dice_pb.js";

@@ -16,6 +16,16 @@ import type { StreamResponse, UnaryResponse } from "@connectrpc/connect";
 
 import { codeOf, GenialError } from "./errors.js";
 import { http } from "./gen/google/api/annotations_pb.js";
+import { anySignal, timeoutSignal } from "./signals.js";
+import {
+  bodyEvents,
+  cutOff,
+  EventParser,
+  streamReader,
+  xhrEvents,
+  type ServerSentEvent,
+  type StreamReader,
+} from "./sse.js";
 
 /** Options of the REST/JSON transport. */
 export interface RestTransportOptions {
@@ -23,6 +33,13 @@ export interface RestTransportOptions {
   baseUrl: string;
   /** The fetch to use; default: the global one (browsers, Node 18+, Deno, Bun). */
   fetch?: typeof globalThis.fetch;
+  /**
+   * How to read WatchGame's stream: "fetch" (a streaming body), "xhr" (XMLHttpRequest's
+   * progress, where fetch cannot stream, as in React Native) or "none" (then the stream is
+   * read once it is whole; `GenialClient.rest` polls instead). Default: what the platform
+   * can do (`streamReader()`).
+   */
+  stream?: StreamReader;
 }
 
 /** An HTTP route, as a method's google.api.http option gives it. */
@@ -48,14 +65,13 @@ const VARIABLE = /\{([^}]*)\}/g;
 export function createRestTransport(options: RestTransportOptions): Transport {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const reader = options.stream ?? streamReader();
 
-  async function send(
+  function request(
     method: DescMethod,
     message: MessageShape<DescMessage>,
-    signal: AbortSignal | undefined,
-    timeoutMs: number | undefined,
     header: HeadersInit | undefined,
-  ): Promise<Response> {
+  ): { url: string; init: RequestInit & { headers: Headers } } {
     const route = routeOf(method);
     const headers = new Headers(header);
     const { path, fields } = fill(route, method, message);
@@ -67,19 +83,70 @@ export function createRestTransport(options: RestTransportOptions): Transport {
     } else {
       url += query(fields);
     }
-    const signals = [signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined];
-    const response = await fetchImpl(url, {
-      method: route.verb,
-      headers,
-      body,
-      signal: AbortSignal.any(signals.filter((s) => s !== undefined)),
-    }).catch((err: unknown) => {
-      throw new GenialError(Code.Unavailable, "", String(err), {}, { cause: err });
-    });
+    return { url, init: { method: route.verb, headers, body } };
+  }
+
+  async function send(
+    method: DescMethod,
+    message: MessageShape<DescMessage>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+    header: HeadersInit | undefined,
+  ): Promise<Response> {
+    const { url, init } = request(method, message, header);
+    const deadline = timeoutMs ? timeoutSignal(timeoutMs) : undefined;
+    let response: Response;
+    try {
+      response = await fetchImpl(url, { ...init, signal: anySignal(signal, deadline) });
+    } catch (err) {
+      throw await failed(err, signal, deadline);
+    }
     if (!response.ok) {
-      throw await refusal(response);
+      throw refusal(response.status, await response.text());
     }
     return response;
+  }
+
+  /** Why a request got no answer: cancelled, timed out, or the server is out of reach. */
+  async function failed(
+    err: unknown,
+    signal: AbortSignal | undefined,
+    deadline?: AbortSignal,
+  ): Promise<GenialError> {
+    if (signal?.aborted) {
+      return cutOff(err, signal);
+    }
+    if (deadline?.aborted) {
+      return new GenialError(Code.DeadlineExceeded, "", "no answer in time", {}, { cause: err });
+    }
+    return unreachable(err);
+  }
+
+  /**
+   * A request that failed before any answer: a browser says only "Failed to fetch", whether
+   * the server is down or refused this page's origin (CORS). A request the page cannot read
+   * (mode "no-cors") tells the two apart: it gets through only if the server is up.
+   */
+  async function unreachable(err: unknown): Promise<GenialError> {
+    const page = (globalThis as { location?: { origin?: string } }).location?.origin;
+    const server = new URL(baseUrl).origin;
+    if (page && page !== "null" && page !== server) {
+      const probe = await fetchImpl(`${baseUrl}/v1/games?page_size=1`, {
+        mode: "no-cors",
+        signal: timeoutSignal(5000),
+      }).then(
+        () => true,
+        () => false,
+      );
+      if (probe) {
+        const message =
+          `${server} answers, but does not let pages of ${page} call it (CORS): ` +
+          `add ${page} to the server's cors_origins setting`;
+        return new GenialError(Code.PermissionDenied, "CORS_REFUSED", message, { page, server });
+      }
+    }
+    const message = `cannot reach ${server}: ${err}`;
+    return new GenialError(Code.Unavailable, "NETWORK_ERROR", message, {}, { cause: err });
   }
 
   return {
@@ -91,7 +158,12 @@ export function createRestTransport(options: RestTransportOptions): Transport {
       input: MessageInitShape<I>,
     ): Promise<UnaryResponse<I, O>> {
       const response = await send(method, create(method.input, input), signal, timeoutMs, header);
-      const json = (await response.json()) as JsonValue;
+      let json: JsonValue;
+      try {
+        json = (await response.json()) as JsonValue;
+      } catch (err) {
+        throw cutOff(err, signal); // the connection broke off mid-answer
+      }
       return {
         stream: false,
         service: method.parent,
@@ -112,18 +184,31 @@ export function createRestTransport(options: RestTransportOptions): Transport {
       if (method.methodKind !== "server_streaming") {
         throw new GenialError(Code.Unimplemented, "", `${method.name}: REST streams one way`);
       }
-      let request: MessageInitShape<I> | undefined;
+      let last: MessageInitShape<I> | undefined;
       for await (const message of input) {
-        request = message;
+        last = message;
       }
-      const response = await send(method, create(method.input, request), signal, timeoutMs, header);
+      const message = create(method.input, last);
+      let events: AsyncIterable<ServerSentEvent> | Iterable<ServerSentEvent>;
+      let headers = new Headers();
+      if (reader === "xhr") {
+        const { url, init } = request(method, message, header);
+        events = xhrEvents(url, init.headers, signal, refusal, () => failed(undefined, signal));
+      } else {
+        const response = await send(method, message, signal, timeoutMs, header);
+        headers = response.headers;
+        // A fetch that cannot stream still reads the whole stream in the end.
+        events = response.body
+          ? bodyEvents(response.body, signal)
+          : new EventParser().push(await response.text());
+      }
       return {
         stream: true,
         service: method.parent,
         method,
-        header: response.headers,
+        header: headers,
         trailer: new Headers(),
-        message: answers(method.output, response),
+        message: answers(method.output, events),
       };
     },
   };
@@ -179,13 +264,30 @@ function query(fields: Record<string, JsonValue>): string {
   return text ? `?${text}` : "";
 }
 
+/** HTTP statuses as gRPC codes, for an answer without the gateway's error body (from a
+ * proxy in front of it, say). */
+const STATUS_CODES: Record<number, Code> = {
+  400: Code.InvalidArgument,
+  401: Code.Unauthenticated,
+  403: Code.PermissionDenied,
+  404: Code.NotFound,
+  408: Code.DeadlineExceeded,
+  409: Code.Aborted,
+  429: Code.ResourceExhausted,
+  500: Code.Internal,
+  501: Code.Unimplemented,
+  502: Code.Unavailable,
+  503: Code.Unavailable,
+  504: Code.DeadlineExceeded,
+};
+
 /** The gateway's error body, `{"error": {"code", "reason", "message", "details"}}`. */
-async function refusal(response: Response): Promise<GenialError> {
-  const text = await response.text();
+function refusal(status: number, text: string): GenialError {
   try {
     return errorOf((JSON.parse(text) as { error: RestError }).error);
   } catch {
-    return new GenialError(Code.Unknown, "", `HTTP ${response.status}: ${text.slice(0, 200)}`);
+    const code = STATUS_CODES[status] ?? Code.Unknown;
+    return new GenialError(code, "", `HTTP ${status}: ${text.slice(0, 200)}`);
   }
 }
 
@@ -200,62 +302,18 @@ function errorOf(error: RestError): GenialError {
   return new GenialError(codeOf(error.code), error.reason, error.message, error.details ?? {});
 }
 
-/** The stream's messages: its "join" and "move" events; an "error" event throws. */
+/** The stream's messages: its "join" and "move" events, and an empty message for each
+ * comment (the keep-alives, as gRPC sends them); an "error" event throws. */
 async function* answers<O extends DescMessage>(
   schema: O,
-  response: Response,
+  events: AsyncIterable<ServerSentEvent> | Iterable<ServerSentEvent>,
 ): AsyncGenerator<MessageShape<O>> {
-  if (response.body === null) {
-    return;
-  }
-  for await (const { event, data } of serverSentEvents(response.body)) {
+  for await (const { event, data } of events) {
     if (event === "error") {
       throw errorOf((JSON.parse(data) as { error: RestError }).error);
     }
-    yield fromJson(schema, JSON.parse(data) as JsonValue, { ignoreUnknownFields: true });
-  }
-}
-
-/** The events of a Server-Sent Events body (comments, such as keep-alives, skipped). Leaving
- * the loop cancels the body, which ends the request. */
-async function* serverSentEvents(
-  body: ReadableStream<Uint8Array>,
-): AsyncGenerator<{ event: string; data: string }> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let event = "message";
-  let data: string[] = [];
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        return;
-      }
-      buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, end).replace(/\r$/, "");
-        buffer = buffer.slice(end + 1);
-        if (line === "") {
-          if (data.length > 0) {
-            yield { event, data: data.join("\n") };
-          }
-          event = "message";
-          data = [];
-        } else if (!line.startsWith(":")) {
-          const colon = line.indexOf(":");
-          const name = colon < 0 ? line : line.slice(0, colon);
-          const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-          if (name === "event") {
-            event = text;
-          } else if (name === "data") {
-            data.push(text);
-          }
-        }
-      }
-    }
-  } finally {
-    await reader.cancel();
+    yield event === "comment"
+      ? create(schema)
+      : fromJson(schema, JSON.parse(data) as JsonValue, { ignoreUnknownFields: true });
   }
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import grpc
-from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from google.rpc import error_details_pb2, status_pb2
 
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
 """The trailer that carries the call's google.rpc.Status, with its ErrorInfo."""

@@ -157,7 +157,9 @@ class Games:
             bots[seat_bot.seat] = strength
         now = time.time()
         game_id = secrets.token_urlsafe(12)
-        if caller.address is not None:
+        if caller.address is not None and (
+            self.settings.games_per_minute or self.settings.waiting_games
+        ):
             playable = any(strength is None for strength in bots)
             cost = 1 if playable else self.settings.bot_game_cost
             await self._claim(caller.address, game_id, cost, now + self.settings.waiting_ttl)

@@ -39,7 +39,9 @@ class StoreHealth:
     async def ready(self) -> tuple[bool, str]:
         """Whether this worker can serve, and why not."""
         if not await self.store.ping():
-            return _report(False, "the store does not answer")
+            if self.near_full:
+                return _report(False, "the store is full: it refuses writes")
+            return _report(False, "the store does not answer, or refuses writes")
         if self.full:
             return _report(False, "the store is full: it refuses writes")
         if self.near_full:

@@ -21,6 +21,7 @@ from .credentials import Principal
 from .errors import ApiError, Reason
 from .games import load
 from .log_entries import LoggedMove, decode_move, service_events
+from .metrics import METRICS
 from .records import GameMeta
 from .settings import Settings
 from .store import GameLogs, GameStore
@@ -50,6 +51,7 @@ class Replay:
         """Apply the move that made `version`; its events, the service's first."""
         events = service_events(self.away, logged.seat, logged.cause)
         self.state, caused = self.state.apply(logged.seat, logged.move)
+        METRICS.replayed_moves.inc()
         self.version = version
         return events + caused
 

@@ -191,6 +191,9 @@ async def _events(
     """The SSE frames of a watch, until it ends, the client goes away (Litestar cancels the
     stream) or the worker stops (`closing`): a stream never ends by itself, and its client
     resumes on another worker with Last-Event-ID rather than hold up the drain."""
+    # Something at once, whatever follows (a resumed stream may skip all it has caught up
+    # with): EventSource's `open` and a proxy's first-byte timeout see the stream live.
+    yield b": keep-alive\n\n"
     joins = 0
     answer = first
     stopping = asyncio.ensure_future(closing.wait())

@@ -51,6 +51,12 @@ class Metrics:
             "genial_replayed_requests", "Retried request ids answered with their first result"
         )
     )
+    replayed_moves: Counter = field(
+        default_factory=lambda: Counter(
+            "genial_replayed_moves",
+            "Logged moves applied again to rebuild a past version (watches, history, retries)",
+        )
+    )
     latency: Histogram = field(
         default_factory=lambda: Histogram(
             "genial_request_seconds",

@@ -1,9 +1,10 @@
 """Watching a game: its log from a version on, each entry with the caller's view, then live.
 
 A watcher waits on a wake-up from the store (`follow`), not on a read of its own, and the
-watchers of one game on a worker share its `Feed`: one read of the log a write, however
-many watch. A watch resumed late in a long game starts from the nearest snapshot
-(`history.replay_at`), so what it costs follows what it sends, not the game's length.
+watchers of one game on a worker share its `Feed`: one read of the log and one replay of
+each new move, however many watch; each watcher only builds its own seat's view. A watch
+resumed late in a long game starts from the nearest snapshot (`history.replay_at`), so what
+it costs follows what it sends, not the game's length.
 """
 
 from __future__ import annotations
@@ -11,9 +12,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import msgspec
 
 from genial import engine
 from genial.v1 import game_service_pb2 as api
+from genial.v1 import types_pb2 as types
 
 from . import convert
 from .credentials import Principal
@@ -21,26 +26,71 @@ from .errors import ApiError, Reason
 from .games import load
 from .history import Replay, replay_at
 from .log_entries import decode_join, decode_move
+from .records import GameMeta
 from .settings import Settings
 from .store import Entry, EntryId, GameLogs, GameStore
 from .views import game_view
 
 FEED_TAIL = 32
-"""Entries a feed keeps: a watcher further behind reads the log itself."""
+"""Steps a feed keeps: a watcher further behind catches up on its own."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One log entry as watchers see it: the game after it, and what it caused."""
+
+    id: EntryId
+    events: list[types.Event]
+    replay: Replay
+    """The game after the entry (its state is never changed: the next step has its own)."""
+    shown: GameMeta
+    """The metadata as it was after the entry."""
+
+    @property
+    def version(self) -> int:
+        return self.id[0]
+
+
+class Walk:
+    """A game walked through its log from one version on, one `Step` an entry."""
+
+    def __init__(self, replay: Replay, meta: GameMeta) -> None:
+        self.replay = replay
+        self.meta = meta
+        self.shown = meta.at_start() if replay.version == 0 else replay.meta(meta)
+
+    def step(self, entry: Entry) -> Step:
+        replay = self.replay
+        if entry.id[0]:
+            replay = Replay(replay.kind, replay.version, replay.state, list(replay.away))
+            events = replay.advance(entry.id[0], decode_move(replay.kind, entry.data))
+            self.shown = replay.meta(self.meta)
+        else:
+            join = decode_join(entry.data)
+            names = list(self.shown.names)
+            names[join.seat] = join.name
+            self.shown = msgspec.structs.replace(self.shown, names=names)
+            events = [{"type": "player_joined", "seat": join.seat, "display_name": join.name}]
+            if all(name is not None for name in names):
+                events.append({"type": "game_started"})
+        self.replay = replay
+        kind = replay.kind
+        return Step(entry.id, [convert.proto_event(kind, e) for e in events], replay, self.shown)
 
 
 class Feed:
-    """The latest entries of one game's log on this worker, read once for all its watchers.
-
-    The tail holds every entry after `base`; it is read again when a wake-up newer than the
-    last read has come (a follower's generation), or when the last read is `max_age` old.
-    """
+    """The latest steps of one game on this worker, read and replayed once for all its
+    watchers. Its steps are every entry after `base`; it reads the log again when a wake-up
+    newer than its last read has come (a follower's generation), or when that read is
+    `max_age` old."""
 
     def __init__(self, logs: GameLogs, game_id: str) -> None:
         self.logs = logs
         self.game_id = game_id
-        self.tail: list[Entry] = []
-        self.base: EntryId | None = None
+        self.steps: list[Step] = []
+        self.walk: Walk | None = None
+        self.base: EntryId = (0, 0)
+        self.last: EntryId = (0, 0)
         self.generation = -1
         self.read_at = 0.0
         self.watchers = 0
@@ -49,26 +99,33 @@ class Feed:
     def _stale(self, generation: int, max_age: float) -> bool:
         return self.generation < generation or time.monotonic() - self.read_at > max_age
 
-    async def after(self, cursor: EntryId, generation: int, max_age: float) -> list[Entry]:
-        """The entries after `cursor`, as of wake-up `generation` at least."""
+    async def after(
+        self, walk: Walk, cursor: EntryId, generation: int, max_age: float
+    ) -> list[Step] | None:
+        """The steps after `cursor`, as of wake-up `generation` at least; None when the
+        tail does not reach back to it (the watcher, slow, catches up with its own `walk`,
+        which is where the feed starts if it has not yet)."""
         if self._stale(generation, max_age):
             async with self._lock:
                 if self._stale(generation, max_age):
-                    await self._read(cursor, generation)
-        if self.base is None or cursor < self.base:
-            return await self.logs.entries(self.game_id, cursor)  # behind the tail
-        return [entry for entry in self.tail if entry.id > cursor]
+                    await self._read(walk, cursor, generation)
+        if cursor < self.base:
+            return None
+        return [step for step in self.steps if step.id > cursor]
 
-    async def _read(self, cursor: EntryId, generation: int) -> None:
+    async def _read(self, walk: Walk, cursor: EntryId, generation: int) -> None:
         self.read_at = time.monotonic()
-        if self.base is None:
-            self.base = cursor
-        last = self.tail[-1].id if self.tail else self.base
-        self.tail += await self.logs.entries(self.game_id, last)
+        if self.walk is None:  # the first watcher's place is where the feed starts
+            self.walk = Walk(walk.replay, walk.meta)
+            self.walk.shown = walk.shown
+            self.base = self.last = cursor
+        for entry in await self.logs.entries(self.game_id, self.last):
+            self.steps.append(self.walk.step(entry))
+            self.last = entry.id
         self.generation = generation
-        if len(self.tail) > FEED_TAIL:
-            self.base = self.tail[-FEED_TAIL - 1].id
-            del self.tail[:-FEED_TAIL]
+        if len(self.steps) > FEED_TAIL:
+            self.base = self.steps[-FEED_TAIL - 1].id
+            del self.steps[:-FEED_TAIL]
 
 
 class Watching:
@@ -106,48 +163,34 @@ class Watching:
         try:
             current = engine.decode(record.state)
             start = min(request.from_version, record.version)
-            replay = await replay_at(self.store, game_id, current, meta.seats, start)
-            shown = meta.at_start() if replay.version == 0 else replay.meta(meta)
-            cursor, skip = (replay.version, 0), (request.from_version, 0)
-            caught_up = False
+            walk = Walk(await replay_at(self.store, game_id, current, meta.seats, start), meta)
+            cursor, skip = (walk.replay.version, 0), (request.from_version, 0)
+            finished, sent = walk.shown.finished, False
+            # Alone up to the end of the log, then with the game's feed.
+            steps: list[Step] | None = None
             while True:
-                sent = False
-                for entry in await feed.after(cursor, follower.generation, keepalive / 2):
-                    cursor = entry.id
-                    events = _advance(replay, shown.names, entry)
-                    if entry.id[0]:
-                        shown = replay.meta(meta)
-                    if entry.id <= skip:
+                if steps is None:
+                    steps = [walk.step(e) for e in await self.store.entries(game_id, cursor)]
+                for step in steps:
+                    walk.replay, walk.shown = step.replay, step.shown
+                    cursor, finished = step.id, step.shown.finished
+                    if step.id <= skip:
                         continue
                     sent = True
                     yield api.WatchGameResponse(
-                        version=replay.version,
-                        events=[convert.proto_event(meta.kind, e) for e in events],
-                        view=game_view(game_id, shown, replay.version, replay.state, seat),
+                        version=step.version,
+                        events=step.events,
+                        view=game_view(game_id, step.shown, step.version, step.replay.state, seat),
                     )
-                if shown.finished:
+                if finished:
                     return
-                if not (caught_up or sent):
+                if not sent:
                     # Answer at once, so that the stream opens whatever there is to send.
-                    yield api.WatchGameResponse(version=replay.version, keep_alive=True)
-                caught_up = True
-                if not await follower.wait(keepalive):
-                    yield api.WatchGameResponse(version=replay.version, keep_alive=True)
+                    sent = True
+                    yield api.WatchGameResponse(version=cursor[0], keep_alive=True)
+                if not steps and not await follower.wait(keepalive):
+                    yield api.WatchGameResponse(version=cursor[0], keep_alive=True)
+                steps = await feed.after(walk, cursor, follower.generation, keepalive / 2)
         finally:
             follower.close()
             self._release(feed)
-
-
-def _advance(replay: Replay, names: list[str | None], entry: Entry) -> list[engine.Event]:
-    """The events of one log entry, with the replay (and the names, for a seat taken)
-    brought to it."""
-    if entry.id[0]:
-        return replay.advance(entry.id[0], decode_move(replay.kind, entry.data))
-    join = decode_join(entry.data)
-    names[join.seat] = join.name
-    events: list[engine.Event] = [
-        {"type": "player_joined", "seat": join.seat, "display_name": join.name}
-    ]
-    if all(name is not None for name in names):
-        events.append({"type": "game_started"})
-    return events

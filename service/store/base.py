@@ -212,7 +212,9 @@ class GameStore(
 
     name: str
 
-    async def ping(self) -> bool: ...
+    async def ping(self) -> bool:
+        """Whether the store answers and takes writes."""
+        ...
 
     async def memory(self) -> tuple[int, int] | None:
         """Bytes used and the most allowed (0: no bound); None where nothing bounds it."""

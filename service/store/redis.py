@@ -316,8 +316,10 @@ class RedisStore:
         return int(info["used_memory"]), int(info["maxmemory"])
 
     async def ping(self) -> bool:
+        """Whether Redis answers and takes writes: a small write, which a Redis past its
+        maxmemory (or a read-only replica) refuses."""
         try:
-            return bool(await self._redis.ping())
+            return bool(await self._redis.set("genial:ready", b"1", px=60_000))
         except (aioredis.RedisError, OSError):
             return False
 

@@ -1,0 +1,218 @@
+"""What a hostile or careless client tries, with the limits a deployment runs with: long and
+forged credentials, floods of games, forged addresses, half-sent requests, edge inputs.
+
+Each test here failed on the service before these limits existed (docs/reliability.md,
+"Abuse and idle time", lists them with their figures).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import httpx
+import pytest
+
+from genial.v1 import game_service_pb2 as api
+from genial.v1 import game_service_pb2_grpc as api_grpc
+from genial.v1 import types_pb2 as types
+from tests.conftest import start_redis
+from tests.service.clients import CallError, GrpcClient, RestClient
+from tests.service.conftest import Worker, start_worker, stop_worker
+from tests.service.scenarios import KINDS, open_table
+
+
+def worker_with_redis(tmp: Path, *flags: str) -> Iterator[Worker]:
+    """A worker on a Redis of its own (quotas count per address, all workers together)."""
+    proc, port = start_redis(tmp)
+    worker = start_worker(f"redis://127.0.0.1:{port}/0", *flags)
+    yield worker
+    stop_worker(worker)
+    proc.kill()
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
+    """The production quotas and a short read deadline, behind a trusted proxy at
+    127.0.0.1: each test stands for clients of its own by X-Forwarded-For."""
+    yield from worker_with_redis(
+        tmp_path_factory.mktemp("limited"),
+        *("--games-per-minute", "30", "--waiting-games", "20"),
+        *("--request-read-seconds", "1", "--trusted-proxies", "127.0.0.1/32"),
+    )
+
+
+@pytest.fixture(scope="module")
+def trusting_nobody(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
+    """The quotas, and no trusted proxy: the peer is the client."""
+    yield from worker_with_redis(tmp_path_factory.mktemp("nobody"), "--waiting-games", "2")
+
+
+def create(http: httpx.Client, **headers: str) -> httpx.Response:
+    return http.post("/v1/games", json={"kind": "GAME_KIND_DICE", "seats": 2}, headers=headers)
+
+
+# ---- credentials and headers ------------------------------------------------------------
+
+
+def test_an_overlong_credential_is_refused_before_any_lookup(redis_worker: Worker) -> None:
+    limited = redis_worker
+    game = open_table(RestClient(limited.http_port), "dice", 2)
+    token = "x" * 4097
+    reply = httpx.get(
+        f"http://127.0.0.1:{limited.http_port}/v1/games/{game.game_id}",
+        headers={"authorization": f"Bearer {token}"},
+    )
+    assert (reply.status_code, reply.json()["error"]["reason"]) == (401, "TOKEN_MALFORMED")
+    client = GrpcClient(limited.grpc_port)
+    with pytest.raises(CallError) as refused:
+        client.call("GetGame", api.GetGameRequest(game_id=game.game_id), token)
+    assert (refused.value.code, refused.value.reason) == ("UNAUTHENTICATED", "TOKEN_MALFORMED")
+    client.close()
+
+
+def test_a_huge_header_is_refused_unread(redis_worker: Worker) -> None:
+    limited = redis_worker
+    reply = httpx.get(
+        f"http://127.0.0.1:{limited.http_port}/v1/games",
+        headers={"authorization": "Bearer " + "y" * 1_000_000},
+    )
+    assert reply.status_code == 431
+    channel = grpc.insecure_channel(f"127.0.0.1:{limited.grpc_port}")
+    stub = api_grpc.GameServiceStub(channel)
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.ListGames(api.ListGamesRequest(), metadata=[("x-junk", "z" * 100_000)], timeout=10)
+    assert refused.value.code() in (
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.INTERNAL,  # grpc-core tells an oversized head as either
+    ), refused.value
+    channel.close()
+
+
+# ---- games one address may create ---------------------------------------------------------
+
+
+def fill(http: httpx.Client, game_id: str) -> None:
+    for seat in range(2):
+        joined = http.post(f"/v1/games/{game_id}/seats", json={"displayName": f"p{seat}"})
+        assert joined.status_code == 200
+
+
+def test_one_address_creates_a_bounded_number_of_games(limited: Worker) -> None:
+    client = {"x-forwarded-for": "192.0.2.1"}
+    with httpx.Client(base_url=f"http://127.0.0.1:{limited.http_port}", headers=client) as http:
+        answers = [create(http) for _ in range(25)]
+        codes = [a.status_code for a in answers]
+        # 20 waiting games at most: the 21st is refused until one of them starts.
+        assert codes == [200] * 20 + [429] * 5
+        assert answers[20].json()["error"]["reason"] == "TOO_MANY_GAMES"
+        fill(http, answers[0].json()["gameId"])
+        created = 20
+        # The started game left the count; and 30 creations a minute (refusals count none).
+        while (reply := create(http)).status_code == 200:
+            created += 1
+            fill(http, reply.json()["gameId"])
+        assert created == 30
+        error = reply.json()["error"]
+        assert error["reason"] == "TOO_MANY_GAMES"
+        assert "a minute" in error["message"]
+        assert reply.headers["retry-after"] == "60"
+
+
+def test_a_forged_forwarded_for_counts_nothing(trusting_nobody: Worker) -> None:
+    """Without trusted proxies, X-Forwarded-For is anybody's to send: it is not believed."""
+    with httpx.Client(base_url=f"http://127.0.0.1:{trusting_nobody.http_port}") as http:
+        codes = [create(http, **{"x-forwarded-for": f"10.0.0.{n}"}).status_code for n in range(8)]
+    assert codes == [200, 200] + [429] * 6
+
+
+def test_behind_a_trusted_proxy_the_forwarded_client_counts(limited: Worker) -> None:
+    with httpx.Client(base_url=f"http://127.0.0.1:{limited.http_port}") as http:
+        alice = [create(http, **{"x-forwarded-for": "203.0.113.7"}) for _ in range(21)]
+        assert [a.status_code for a in alice] == [200] * 20 + [429]
+        # Another client behind the same proxy has a quota of its own, and a spoofed hop
+        # left of the client's own address changes nothing.
+        spoofed = {"x-forwarded-for": "203.0.113.7, 203.0.113.8"}
+        assert create(http, **spoofed).status_code == 200
+        # Not an IP address: the walk stops there, at the proxy, whose quota is its own.
+        junk = {"x-forwarded-for": "203.0.113.7, evil"}
+        assert create(http, **junk).status_code == 200
+
+
+# ---- slow clients ---------------------------------------------------------------------------
+
+
+def test_half_sent_requests_are_closed(limited: Worker) -> None:
+    """Slowloris: a request head that never ends, and a body that never comes."""
+    sockets = []
+    for head in (b"GET /v1/games HTTP/1.1\r\nhost: x\r\n", b""):
+        sock = socket.create_connection(("127.0.0.1", limited.http_port))
+        sock.sendall(head)
+        sockets.append(sock)
+    body = socket.create_connection(("127.0.0.1", limited.http_port))
+    body.sendall(b"POST /v1/games HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{")
+    sockets.append(body)
+    start = time.monotonic()
+    for sock in sockets:
+        sock.settimeout(5)
+        while sock.recv(4096):  # a 408, then the end
+            pass
+        sock.close()
+    assert time.monotonic() - start < 4  # request_read_seconds is 1 here
+
+
+# ---- edges of the input -----------------------------------------------------------------------
+
+
+def test_ids_match_whole_strings(redis_worker: Worker) -> None:
+    limited = redis_worker
+    game = open_table(RestClient(limited.http_port), "dice", 2)
+    reply = httpx.get(f"http://127.0.0.1:{limited.http_port}/v1/games/{game.game_id}%0A")
+    assert (reply.status_code, reply.json()["error"]["reason"]) == (400, "BAD_GAME_ID")
+    client = GrpcClient(limited.grpc_port)
+    with pytest.raises(CallError) as refused:
+        client.call(
+            "MakeMove",
+            api.MakeMoveRequest(game_id=game.game_id, request_id="ada-1\n"),
+            game.tokens[0],
+        )
+    assert refused.value.reason == "BAD_REQUEST_ID"
+    client.close()
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["\u3164", "\u2800", "\uffa0", " \u200b ", "a\u0301\u0302\u0303\u0304\u0305", "\u115f\u1160"],
+)
+def test_names_that_show_nothing_are_refused(redis_worker: Worker, name: str) -> None:
+    client = RestClient(redis_worker.http_port)
+    created = client.call("CreateGame", api.CreateGameRequest(kind=KINDS["dice"], seats=2))
+    with pytest.raises(CallError) as refused:
+        client.call("JoinGame", api.JoinGameRequest(game_id=created.game_id, display_name=name))
+    assert refused.value.reason == "BAD_DISPLAY_NAME"
+
+
+def test_names_are_normalised_and_unique_at_a_table(redis_worker: Worker) -> None:
+    client = RestClient(redis_worker.http_port)
+    created = client.call("CreateGame", api.CreateGameRequest(kind=KINDS["dice"], seats=3))
+    first = client.call(
+        "JoinGame", api.JoinGameRequest(game_id=created.game_id, display_name="Zoe\u0301")
+    )
+    assert first.view.players[0].display_name == "Zo\u00e9"  # NFC
+    for twin in ("Zo\u00e9", "ZO\u00c9", "zoe\u0301"):
+        with pytest.raises(CallError) as refused:
+            client.call("JoinGame", api.JoinGameRequest(game_id=created.game_id, display_name=twin))
+        assert refused.value.reason == "NAME_TAKEN"
+
+
+def test_lobby_summaries_tell_when_a_game_was_created(redis_worker: Worker) -> None:
+    before = time.time()
+    for client in (RestClient(redis_worker.http_port), GrpcClient(redis_worker.grpc_port)):
+        created = client.call("CreateGame", api.CreateGameRequest(kind=KINDS["tiles"], seats=4))
+        page = client.call("ListGames", api.ListGamesRequest(kind=types.GAME_KIND_TILES))
+        (mine,) = [g for g in page.games if g.game_id == created.game_id]
+        assert before - 1 <= mine.created_at.ToMilliseconds() / 1000 <= time.time() + 1
+        client.close()

@@ -10,6 +10,7 @@ it costs follows what it sends, not the game's length.
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from genial import engine
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
 
-from . import convert
+from . import convert, records
 from .credentials import Principal
 from .errors import ApiError, Reason
 from .games import load
@@ -28,7 +29,7 @@ from .history import Replay, replay_at
 from .log_entries import decode_join, decode_move
 from .records import GameMeta
 from .settings import Settings
-from .store import Entry, EntryId, GameLogs, GameStore
+from .store import Entry, EntryId, GameStore
 from .views import game_view
 
 FEED_TAIL = 32
@@ -52,19 +53,27 @@ class Step:
 
 
 class Walk:
-    """A game walked through its log from one version on, one `Step` an entry."""
+    """A game walked through its log from one version on, one `Step` an entry. The
+    metadata it shows follows the log (seats taken, seats away, the end); the rest of it
+    (the turn's start, for a deadline) is the latest read, `settle`d into the last step."""
 
     def __init__(self, replay: Replay, meta: GameMeta) -> None:
         self.replay = replay
-        self.meta = meta
         self.shown = meta.at_start() if replay.version == 0 else replay.meta(meta)
+
+    def settle(self, step: Step, meta: GameMeta) -> Step:
+        """`step`, the latest of the game, with the game's metadata as read with it."""
+        self.shown = msgspec.structs.replace(
+            meta, away=list(self.replay.away), finished=self.replay.over
+        )
+        return Step(step.id, step.events, step.replay, self.shown)
 
     def step(self, entry: Entry) -> Step:
         replay = self.replay
         if entry.id[0]:
             replay = Replay(replay.kind, replay.version, replay.state, list(replay.away))
             events = replay.advance(entry.id[0], decode_move(replay.kind, entry.data))
-            self.shown = replay.meta(self.meta)
+            self.shown = replay.meta(self.shown)
         else:
             join = decode_join(entry.data)
             names = list(self.shown.names)
@@ -84,8 +93,8 @@ class Feed:
     newer than its last read has come (a follower's generation), or when that read is
     `max_age` old."""
 
-    def __init__(self, logs: GameLogs, game_id: str) -> None:
-        self.logs = logs
+    def __init__(self, store: GameStore, game_id: str) -> None:
+        self.store = store
         self.game_id = game_id
         self.steps: list[Step] = []
         self.walk: Walk | None = None
@@ -116,12 +125,15 @@ class Feed:
     async def _read(self, walk: Walk, cursor: EntryId, generation: int) -> None:
         self.read_at = time.monotonic()
         if self.walk is None:  # the first watcher's place is where the feed starts
-            self.walk = Walk(walk.replay, walk.meta)
-            self.walk.shown = walk.shown
+            self.walk = copy.copy(walk)
             self.base = self.last = cursor
-        for entry in await self.logs.entries(self.game_id, self.last):
+        record, _ = await self.store.read(self.game_id)
+        entries = await self.store.entries(self.game_id, self.last)
+        for entry in entries:
             self.steps.append(self.walk.step(entry))
             self.last = entry.id
+        if entries and record is not None and record.version == self.last[0]:
+            self.steps[-1] = self.walk.settle(self.steps[-1], records.decode_meta(record.meta))
         self.generation = generation
         if len(self.steps) > FEED_TAIL:
             self.base = self.steps[-FEED_TAIL - 1].id
@@ -168,9 +180,13 @@ class Watching:
             finished, sent = walk.shown.finished, False
             # Alone up to the end of the log, then with the game's feed.
             steps: list[Step] | None = None
+            loaded = record.version  # the metadata read at the start is that version's
             while True:
                 if steps is None:
                     steps = [walk.step(e) for e in await self.store.entries(game_id, cursor)]
+                    if steps and steps[-1].version == loaded:
+                        steps[-1] = walk.settle(steps[-1], meta)
+                    loaded = -1
                 for step in steps:
                     walk.replay, walk.shown = step.replay, step.shown
                     cursor, finished = step.id, step.shown.finished

@@ -23,7 +23,7 @@ from .settings import Settings
 log = logging.getLogger("genial.web")
 
 HERE = Path(__file__).parent
-BUNDLES = (HERE.parent / "web", HERE.resolve().parents[1] / "clients" / "web" / "bundle")
+BUNDLES = (HERE.parent / "web", HERE.resolve().parent / "clients" / "web" / "bundle")
 """Where the built web client is: installed beside the service, or in a source tree."""
 
 SWAGGER_FILES = ("swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png")

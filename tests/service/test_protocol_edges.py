@@ -4,6 +4,8 @@ that answered only v1alpha, deadlines with float artefacts."""
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
 
 import grpc
@@ -12,7 +14,7 @@ from grpc_reflection.v1alpha import reflection_pb2
 
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
-from tests.service.clients import GrpcClient, RestClient
+from tests.service.clients import ApiClient, GrpcClient, RestClient
 from tests.service.conftest import Worker, start_worker, stop_worker
 from tests.service.scenarios import KINDS, open_table
 
@@ -88,3 +90,45 @@ def test_turn_deadlines_are_whole_milliseconds(worker: Worker) -> None:
     assert view.turn_deadline.ToJsonString().count(".") <= 1
     assert len(view.turn_deadline.ToJsonString().split(".")[-1]) <= 4  # "123Z"
     client.close()
+
+
+def test_a_watch_opened_before_the_start_shows_each_turn(client: ApiClient) -> None:
+    """The metadata a watch shows follows the game: seats taken while it waits, then whose
+    turn it is and until when (a watch used to keep the waiting game's metadata)."""
+    created = client.call(
+        "CreateGame", api.CreateGameRequest(kind=KINDS["cards"], seats=2, turn_seconds=60)
+    )
+    watched: queue.Queue[api.WatchGameResponse] = queue.Queue()
+
+    def watch() -> None:
+        for answer in client.watch(api.WatchGameRequest(game_id=created.game_id)):
+            if not answer.keep_alive:
+                watched.put(answer)
+                if answer.version == 3:
+                    return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    time.sleep(0.5)  # open before anybody sits down
+    tokens = [
+        client.call(
+            "JoinGame", api.JoinGameRequest(game_id=created.game_id, display_name=f"p{seat}")
+        ).player_token
+        for seat in range(2)
+    ]
+    joins = [watched.get(timeout=10), watched.get(timeout=10)]
+    assert joins[-1].view.status == types.GAME_STATUS_PLAYING
+    for _ in range(3):
+        view = client.call("GetGame", api.GetGameRequest(game_id=created.game_id)).view
+        token = tokens[view.to_move]
+        legal = client.call(
+            "ListLegalMoves", api.ListLegalMovesRequest(game_id=created.game_id), token
+        )
+        moved = client.call(
+            "MakeMove", api.MakeMoveRequest(game_id=created.game_id, move=legal.moves[0]), token
+        )
+        seen = watched.get(timeout=10)
+        assert seen.version == moved.version
+        assert seen.view.to_move == moved.view.to_move
+        assert seen.view.turn_deadline == moved.view.turn_deadline
+    watcher.join(10)

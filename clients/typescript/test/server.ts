@@ -79,6 +79,9 @@ export async function startServer(serveArgs: string[] = []): Promise<Server> {
         GENIAL_LOG_LEVEL: "WARNING",
         // A short drain: the tests end with nothing in flight.
         GENIAL_DRAIN_SECONDS: "1",
+        // Every game comes from 127.0.0.1: the per-address quotas have tests of their own.
+        GENIAL_GAMES_PER_MINUTE: "0",
+        GENIAL_WAITING_GAMES: "0",
         // grpc-core logs each connection the tests close at INFO.
         GRPC_VERBOSITY: "ERROR",
       },

@@ -9,7 +9,6 @@ generators spread their connections over the workers.
 from __future__ import annotations
 
 import contextlib
-import os
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -20,15 +19,6 @@ from .processes import SERVE, Worker, start_redis, start_worker, stop, stop_all
 
 BENCH_WORKER = ("loadtest.bench_worker",)
 """The benchmark's workers: `genial serve` with the benchmark's empty calls beside the API."""
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """User and system (kernel) CPU time of a process, all its threads, so far."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        # The command name may hold spaces: fields are counted after its closing parenthesis.
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
 
 
 @dataclass

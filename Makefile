@@ -89,9 +89,12 @@ lint: install proto-lint proto-breaking ts-lint
 ts-lint: $(TS_MODULES)
 	cd $(TS) && npm run lint
 
-typecheck: install
+# loadtest is not part of the `genial` package: a run of its own over its files, from the
+# root (it imports `loadtest.*`), with build/dev for `genial` and the `load` extra for Locust.
+typecheck: install $(VENV)/.load
 	cd $(DEV) && ../../$(BIN)/mypy --strict -p genial.engine -p genial.bots -p genial.client \
 	  -p genial.service
+	MYPYPATH=$(DEV) $(BIN)/mypy --strict loadtest/*.py
 
 # tests/clients regenerates every client's code into a temporary folder and compares it
 # with the committed one, which needs protoc and protoc-gen-es.

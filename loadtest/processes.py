@@ -139,13 +139,15 @@ def start_worker(
     redis_url: str = "",
     env: Mapping[str, str] | None = None,
     log: Path | None = None,
+    ports: tuple[int, int] | None = None,
 ) -> Worker:
     """`python -m <module> --host 127.0.0.1 --grpc-port P --http-port Q <flags>` on two free
-    ports, with `env` over this process's environment and `redis_url` as its store (the
-    in-process store when empty), once it listens on both. Its output goes to `log` (appended)
-    or, without one, where this process's goes. A worker that does not come up is stopped,
-    and the error quotes the end of its log."""
-    grpc_port, http_port = free_port(), free_port()
+    ports, or on `ports` (gRPC, HTTP: a restarted worker takes its predecessor's), with `env`
+    over this process's environment and `redis_url` as its store (the in-process store when
+    empty), once it listens on both. Its output goes to `log` (appended) or, without one,
+    where this process's goes. A worker that does not come up is stopped, and the error
+    quotes the end of its log."""
+    grpc_port, http_port = ports or (free_port(), free_port())
     command = [
         sys.executable,
         "-m",

@@ -123,10 +123,13 @@ ts-lint: $(TS_MODULES)
 	cd $(TS) && npm run lint
 
 # By path: given `-p genial.client`, mypy would check the installed copy in site-packages
-# (it ships py.typed) and report nothing from there.
-typecheck: install
+# (it ships py.typed) and report nothing from there. loadtest is not part of the `genial`
+# package: a run of its own over its files, from the root (it imports `loadtest.*`), with
+# build/dev for `genial` and the `load` extra for Locust.
+typecheck: install $(VENV)/.load
 	cd $(DEV) && ../../$(BIN)/mypy --strict --explicit-package-bases \
 	  genial/engine genial/bots genial/client genial/service
+	MYPYPATH=$(DEV) $(BIN)/mypy --strict loadtest/*.py
 
 # tests/clients regenerates the committed client code into a temporary folder and compares
 # it (protoc-gen-es), and generates the mobile code with buf, protoc and its Java plugin;

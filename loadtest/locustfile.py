@@ -47,7 +47,7 @@ THINK = between(0.0, 0.1)
 ROUTE = {route.method.name: route for route in ROUTES}
 
 
-@events.init_command_line_parser.add_listener
+@events.init_command_line_parser.add_listener  # type: ignore[untyped-decorator]
 def _arguments(parser: Any) -> None:
     parser.add_argument("--grpc-targets", default="", help="host:port of each worker's gRPC")
     parser.add_argument("--rest-hosts", default="", help="http://host:port of each worker")
@@ -82,7 +82,7 @@ class LocustInterceptor(grpc.UnaryUnaryClientInterceptor):
             length = call.result().ByteSize()
         except grpc.RpcError as err:
             exception = err
-        self.environment.events.request.fire(
+        self.environment.events.request.fire(  # type: ignore[no-untyped-call]
             request_type="grpc",
             name=client_call_details.method.rsplit("/", 1)[-1],
             response_time=(time.perf_counter() - start) * 1000,
@@ -107,7 +107,7 @@ class GrpcPlayer(User):
         self.channel = grpc.intercept_channel(
             grpc.insecure_channel(target), LocustInterceptor(environment)
         )
-        self.stub = api_grpc.GameServiceStub(self.channel)
+        self.stub = api_grpc.GameServiceStub(self.channel)  # type: ignore[no-untyped-call]
 
     def on_stop(self) -> None:
         self.channel.close()
@@ -141,7 +141,7 @@ class GrpcPlayer(User):
                 )
                 if not legal.moves:
                     return  # never in a game in play: the seat to move has a legal move
-                self.wait()
+                self.wait()  # type: ignore[no-untyped-call]
                 moved = self.stub.MakeMove(
                     api.MakeMoveRequest(
                         game_id=game_id,
@@ -219,7 +219,7 @@ class RestPlayer(FastHttpUser):
             if legal is None or not legal.get("moves"):
                 return
             version = int(legal["version"])
-            self.wait()
+            self.wait()  # type: ignore[no-untyped-call]
             moved = self._call(
                 "MakeMove",
                 {

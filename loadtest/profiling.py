@@ -6,15 +6,15 @@ Python-only profile would lump under the event loop. Each sample is given to the
 owns the innermost frame a rule recognises, read from the leaf outwards:
 
 - engine: `genial.engine` (decode, apply, encode, view), with the JSON and hashing it calls;
-- Redis client: the move path's connection (`service/redis_link.py`), the store's record
-  packing (`pack_record`, `unpack_record`: zlib), redis-py and hiredis, and asyncio streams
-  (only redis-py uses them here), with the socket calls beneath them;
+- Redis client: the move path's connection (`service/store/redis_link.py`), the store's
+  record packing (`pack_record`, `unpack_record`: zlib), redis-py and hiredis, and asyncio
+  streams (only redis-py uses them here), with the socket calls beneath them;
 - serialisation: protobuf (upb and json_format), `service/convert.py`,
-  `service/json_codec.py`, building the view
-  (`GameApp._view`), the service's own JSON (metadata, log entries) and the HTTP gateway's
-  body decoding and encoding, and the gRPC response serializer;
+  `service/json_codec.py`, building the view (`service/views.py`), the stored records
+  (`service/records.py`: metadata, log entries), the HTTP gateway's body decoding, and the
+  gRPC response serializer; JSON and msgspec count for whoever calls them;
 - transport: the gRPC core and `grpc.aio`, uvicorn, httptools and Litestar, and the
-  service's transport wrappers;
+  service's transport wrappers (`service/invoke.py`, the one path every call takes);
 - service: the rest of `genial.service` (authentication, the move path's own logic, the
   store's key and record handling) and the Prometheus metrics it records;
 - event loop & other: the loop's own machinery, the garbage collector, anything unowned.
@@ -69,18 +69,20 @@ RATE = 200
 """Samples a second: enough for shares to a percent in a few seconds."""
 FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^():]*)(?::\d+)?\)$")
 ENGINE = re.compile(r"(?:^|genial/)engine/")
-SERVICE = re.compile(r"(?:^|genial/)service/(?P<module>\w+)\.py$")
+SERVICE = re.compile(r"(?:^|genial/)service/(?:\w+/)?(?P<module>\w+)\.py$")
+"""A module of the service, or of one of its packages (`service/store/redis_link.py`)."""
 REDIS = ("redis/", "hiredis/", "asyncio/streams.py")
 PROTOBUF = ("google/protobuf/", "_message.abi3", "upb/")
-TRANSPORT = ("grpc/", "grpc_status/", "litestar/", "uvicorn/", "httptools/", "h11/", "msgspec/")
-JSON = ("json/", "_json.c")
+TRANSPORT = ("grpc/", "grpc_status/", "litestar/", "uvicorn/", "httptools/", "h11/")
+CODECS = ("json/", "_json.c", "msgspec/")
+"""JSON codecs: their time belongs to the part that calls them (Litestar's to transport)."""
+SERIALISING_MODULES = ("convert", "json_codec", "views", "records")
 SERIALISING = {
-    "app": ("GameApp._view", "Meta.encode", "Meta.decode"),
-    "http": ("_decode", "_read_json", "_too_deep", "_encode"),
+    "http": ("_decode", "_read_json", "_too_deep"),
     "grpc_server": ("<lambda>",),
 }
-"""Functions of the service's modules that only turn data into bytes or back."""
-TRANSPORT_MODULES = ("grpc_server", "http", "transport", "routes")
+"""Functions of the service's other modules that only turn data into bytes or back."""
+TRANSPORT_MODULES = ("grpc_server", "http", "invoke", "routes")
 
 
 def py_spy() -> str:
@@ -116,12 +118,12 @@ async def record(pid: int, delay: float, seconds: float, out: Path) -> None:
         raise RuntimeError(f"py-spy could not sample process {pid}: {said[0]}")
 
 
-def _service_part(module: str, func: str, under_json: bool) -> str:
+def _service_part(module: str, func: str, under_codec: bool) -> str:
     if module == "redis_link" or func in ("pack_record", "unpack_record"):
         return "Redis client"
-    if module in ("convert", "json_codec") or func in SERIALISING.get(module, ()):
+    if module in SERIALISING_MODULES or func in SERIALISING.get(module, ()):
         return "serialisation"
-    if under_json and module in ("app", "http"):
+    if under_codec and module == "http":
         return "serialisation"
     if module == "server":  # the root of every stack: uvloop runs under `run`
         return "event loop & other"
@@ -140,7 +142,7 @@ def part_of(stack: list[tuple[str, str]]) -> tuple[str, str]:
             caller += 1
         owner, where = part_of(stack[caller:])
         return f"{SYSTEM}: {owner}", where
-    under_json = False
+    under_codec = False
     for func, file in stack:
         where = f"{func} ({file})"
         if ENGINE.search(file):
@@ -150,13 +152,13 @@ def part_of(stack: list[tuple[str, str]]) -> tuple[str, str]:
         if file.startswith(PROTOBUF) or any(p in file for p in PROTOBUF):
             return "serialisation", where
         if (service := SERVICE.search(file)) is not None:
-            return _service_part(service["module"], func, under_json), where
+            return _service_part(service["module"], func, under_codec), where
         if file.startswith(TRANSPORT) or "cygrpc" in file or "libgrpc" in file:
             return "transport", where
         if file.startswith("prometheus_client/"):
             return "service", where
-        if file.startswith(JSON):
-            under_json = True
+        if file.startswith(CODECS):
+            under_codec = True
     return "event loop & other", stack[0][0] if stack else ""
 
 

@@ -13,7 +13,8 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from . import bench, cluster
+from . import cluster
+from .latency import Buckets, Percentiles, add_buckets
 
 HERE = Path(__file__).parent
 GRACE = 60
@@ -81,10 +82,10 @@ def main() -> int:
 def server_latency(deployment: cluster.Cluster) -> str:
     """The workers' own latency by RPC over the run: Locust's figures include Locust's own
     time, and one Locust process is slower than the workers it drives."""
-    buckets: bench.Buckets = {}
+    buckets: Buckets = {}
     for worker in deployment.workers:
         with urllib.request.urlopen(f"{worker.http_url}/metrics", timeout=10) as reply:
-            bench.add_buckets(reply.read().decode(), buckets)
+            add_buckets(reply.read().decode(), buckets)
     lines = [
         "| transport | RPC | requests | server p50 / p95 / p99 ms |",
         "| --- | --- | ---: | --- |",
@@ -92,9 +93,9 @@ def server_latency(deployment: cluster.Cluster) -> str:
     for (transport, method), cumulative in sorted(buckets.items()):
         count = int(cumulative[float("inf")])
         if count:
-            p50, p95, p99 = (bench.histogram_quantile(q, cumulative) for q in (0.5, 0.95, 0.99))
+            p = Percentiles.of_histogram(cumulative)
             lines.append(
-                f"| {transport} | {method} | {count} | {p50:.2f} / {p95:.2f} / {p99:.2f} |"
+                f"| {transport} | {method} | {count} | {p.p50:.2f} / {p.p95:.2f} / {p.p99:.2f} |"
             )
     return "\n".join(lines) + "\n"
 

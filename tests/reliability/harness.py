@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import signal
 import socket
@@ -24,12 +23,12 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-import tests.conftest
 from genial import engine
 from genial.service.store import Entry, Record
 from genial.service.store.redis import RedisStore
-from tests.conftest import free_port, start_redis
-from tests.service.conftest import Worker, start_worker, stop_worker
+from loadtest import processes
+from loadtest.processes import free_port, start_redis, stop
+from tests.service.conftest import Worker, start_worker
 
 T = TypeVar("T")
 
@@ -46,7 +45,7 @@ of the session to build/reliability-summary.json."""
 
 @dataclass
 class LoggedWorker(Worker):
-    """A worker whose stderr (its JSON log lines) goes to a file of its own."""
+    """A worker whose output (its JSON log lines) goes to a file of its own."""
 
     log: Path = field(default=Path())
 
@@ -62,27 +61,12 @@ class LoggedWorker(Worker):
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.http_port}"
+        return self.http_url
 
 
 def start_logged_worker(redis_url: str, log: Path, *extra: str) -> LoggedWorker:
-    """`start_worker`, with the worker's stderr in `log`.
-
-    start_worker lets the worker inherit the test process's stderr, so it is pointed at the
-    log file (file descriptor 2) for as long as the worker takes to start.
-    """
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("ab") as sink:
-        saved = os.dup(2)
-        try:
-            os.dup2(sink.fileno(), 2)
-            worker = start_worker(redis_url, *extra)
-        except TimeoutError:
-            tail = log.read_text(errors="replace")[-3000:]
-            raise RuntimeError(f"the worker did not start; its log ends:\n{tail}") from None
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
+    """`start_worker`, with the worker's output in `log`."""
+    worker = start_worker(redis_url, *extra, log=log)
     PROCESSES.append(worker.proc)
     return LoggedWorker(**vars(worker), log=log)
 
@@ -94,9 +78,7 @@ def kill_worker(worker: Worker) -> None:
 
 
 def stop_all(workers: Iterable[Worker]) -> None:
-    for worker in workers:
-        if worker.proc.poll() is None:
-            stop_worker(worker)
+    processes.stop_all(worker.proc for worker in workers)
 
 
 def ready(worker: Worker, timeout: float = 5.0) -> bool:
@@ -133,13 +115,8 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        if self.port == 0:
-            self.proc, self.port = start_redis(self.directory, *self.extra)
-        else:
-            # Again on the port it had: start_redis takes its port from free_port.
-            with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(tests.conftest, "free_port", lambda: self.port)
-                self.proc, _ = start_redis(self.directory, *self.extra)
+        """On a free port the first time, on the same port (and data) again after that."""
+        self.proc, self.port = start_redis(self.directory, *self.extra, port=self.port or None)
         PROCESSES.append(self.proc)
 
     def kill(self) -> None:
@@ -157,12 +134,8 @@ class RedisServer:
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGCONT)
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+            self.proc.send_signal(signal.SIGCONT)  # a paused server could not exit
+            stop(self.proc)
 
 
 CLUSTER_BUS_OFFSET = 10_000

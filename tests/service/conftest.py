@@ -2,78 +2,42 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port, wait_for_port
+from loadtest import processes
+from loadtest.processes import Worker, stop_worker
 from tests.service.clients import ApiClient, GrpcClient, RestClient
 
+__all__ = ["Worker", "start_worker", "stop_worker"]
 
-@dataclass
-class Worker:
-    proc: subprocess.Popen[bytes]
-    grpc_port: int
-    http_port: int
-    store: str
+TEST_SETTINGS = {
+    "GENIAL_LOG_LEVEL": "WARNING",
+    # Short timers and leases, so that timeouts and crashed workers show within seconds.
+    "GENIAL_MIN_TURN_SECONDS": "1",
+    "GENIAL_TURN_LEASE_SECONDS": "2",
+    # Every test client calls from 127.0.0.1; the limits have tests of their own.
+    "GENIAL_RATE_LIMIT_TOKEN": "0",
+    "GENIAL_RATE_LIMIT_ADDRESS": "0",
+    "GENIAL_GAMES_PER_MINUTE": "0",
+    "GENIAL_WAITING_GAMES": "0",
+}
 
 
-def start_worker(redis_url: str = "", *extra: str, ports: tuple[int, int] | None = None) -> Worker:
-    """A worker on free ports, or on `ports` (gRPC, HTTP): a restarted worker takes its
-    predecessor's."""
-    grpc_port, http_port = ports or (free_port(), free_port())
-    env = {
-        **os.environ,
-        "GENIAL_REDIS_URL": redis_url,
-        "GENIAL_LOG_LEVEL": "WARNING",
-        # Short timers and leases, so that timeouts and crashed workers show within seconds.
-        "GENIAL_MIN_TURN_SECONDS": "1",
-        "GENIAL_TURN_LEASE_SECONDS": "2",
-        # Every test client calls from 127.0.0.1; the limits have tests of their own.
-        "GENIAL_RATE_LIMIT_TOKEN": "0",
-        "GENIAL_RATE_LIMIT_ADDRESS": "0",
-        "GENIAL_GAMES_PER_MINUTE": "0",
-        "GENIAL_WAITING_GAMES": "0",
-    }
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "genial.service.cli",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--grpc-port",
-            str(grpc_port),
-            "--http-port",
-            str(http_port),
-            *extra,
-        ],
-        env=env,
+def start_worker(
+    redis_url: str = "",
+    *flags: str,
+    log: Path | None = None,
+    ports: tuple[int, int] | None = None,
+) -> Worker:
+    """A `genial serve` worker with the suites' settings, on `redis_url` (the in-process
+    store when empty) with `flags`; its output in `log`, or the test session's; on free
+    ports, or on `ports` (gRPC, HTTP): a restarted worker takes its predecessor's."""
+    return processes.start_worker(
+        *flags, redis_url=redis_url, env=TEST_SETTINGS, log=log, ports=ports
     )
-    try:
-        wait_for_port(grpc_port, 20)
-        wait_for_port(http_port, 20)
-    except TimeoutError:
-        # A worker that never listens must not outlive the test session.
-        status = proc.poll()
-        proc.kill()
-        proc.wait()
-        why = "never listened" if status is None else f"exited with {status}"
-        raise TimeoutError(f"the worker {why}") from None
-    return Worker(proc, grpc_port, http_port, "redis" if redis_url else "memory")
-
-
-def stop_worker(worker: Worker) -> None:
-    worker.proc.terminate()
-    try:
-        worker.proc.wait(15)
-    except subprocess.TimeoutExpired:
-        worker.proc.kill()
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-import tests.conftest
 from genial.service.store.redis_link import RedisLink
 from tests.conftest import start_redis
 
@@ -73,9 +72,7 @@ async def test_a_frozen_server_times_out_and_a_restarted_one_is_reconnected(
         proc.wait(10)
         with pytest.raises(RedisConnectionError):
             await link.call("PING")
-        with pytest.MonkeyPatch.context() as patch:  # again on the same port
-            patch.setattr(tests.conftest, "free_port", lambda: port)
-            proc, _ = start_redis(tmp_path)
+        proc, _ = start_redis(tmp_path, port=port)  # again on the same port
         assert await link.call("PING") == b"PONG"
     finally:
         await link.close()

@@ -1,0 +1,107 @@
+"""The baselines a move is measured against, beside the empty call of the same server
+(which `generator.measure_service` runs in alternate rounds with the move): the store's own
+read + compare-and-set cycle on the same Redis with no service around it, and the move on a
+worker with the in-process store, which tells Redis's part of a move by subtraction."""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+
+from genial import engine
+from genial.service import log_entries, records
+from genial.service.credentials import token_digest
+from genial.service.records import GameMeta
+from genial.service.store import Record, Write
+from genial.service.store.redis import RedisStore
+
+from .generator import Result, Session, median, result_of
+from .slots import ROUNDS, Slot
+from .windows import closed_loop
+
+
+class RedisCycle:
+    """The store's part of a move and nothing else: read (with the request id), then the
+    compare-and-set script, on a game record like the service's."""
+
+    def __init__(self, store: RedisStore, game_id: str, entry: bytes, ttl: float) -> None:
+        self.store = store
+        self.game_id = game_id
+        self.entry = entry
+        self.ttl = ttl
+
+    async def __call__(self) -> None:
+        record, _ = await self.store.read(self.game_id, f"m{secrets.randbits(40)}")
+        assert record is not None
+        version = record.version + 1
+        result = await self.store.write(
+            self.game_id,
+            Write(
+                expected_rev=record.rev,
+                state=record.state,
+                meta=record.meta,
+                version=version,
+                entry_id=(version, 0),
+                entry=self.entry,
+                request_id=f"m{version}",
+                ttl=self.ttl,
+            ),
+        )
+        if not result.ok:
+            raise RuntimeError("compare-and-set lost: slots must not share games")
+
+    async def refresh(self) -> None:
+        pass
+
+
+def sample_record() -> tuple[Record, bytes]:
+    """A record and a move's log entry shaped like the service's for a dice game."""
+    rnd = random.Random(7)
+    state = engine.new_game("dice", 2, rnd.randbytes(16), {"rounds": ROUNDS})
+    move = {"type": "roll"}
+    digest = token_digest("token")
+    meta = GameMeta(
+        kind="dice",
+        seats=2,
+        created=round(time.time(), 3),
+        names=["bench 0", "bench 1"],
+        tokens=[digest, digest],
+        bots=[None, None],
+        away=[False, False],
+    )
+    entry = log_entries.encode_move(
+        "dice", log_entries.LoggedMove(0, log_entries.Cause.PLAYER, move)
+    )
+    return Record(state.encode(), records.encode_meta(meta), 0, 0), entry
+
+
+async def measure_redis(session: Session) -> Result:
+    """The store's read + compare-and-set cycle alone, from this process, on the same Redis."""
+    options = session.options
+    store = RedisStore.from_url(session.deployment.redis_url)
+    record, entry = sample_record()
+    rounds = []
+    try:
+        for _ in range(options.rounds):
+            slots: list[Slot] = []
+            for _ in range(options.concurrency):
+                game_id = secrets.token_urlsafe(12)
+                await store.create(game_id, record, None, 3600)
+                slots.append(RedisCycle(store, game_id, entry, 3600))
+            measured = await closed_loop(slots, session.probe, options.window)
+            rounds.append(
+                result_of("redis", "cycle", "redis", 0, "peak", options.concurrency, measured)
+            )
+    finally:
+        await store.close()
+    return median(rounds)
+
+
+async def measure_memory(session: Session) -> list[Result]:
+    """MakeMove's peak with the in-process store: the move without Redis, by subtraction."""
+    results = []
+    for transport in ("grpc", "rest"):
+        rounds = [await session.once(transport, "MakeMove") for _ in range(session.options.rounds)]
+        results.append(median(rounds))
+    return results

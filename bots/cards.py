@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from genial.engine import COLORS, CardGame, GameState, Move, Rng, View
-from genial.engine.cards import CARD_INDEX, COPIES, GOAL_COLUMN, LAST_COLUMN, PAIRS, area_cap
+from genial.engine.cards import (
+    CARD_INDEX,
+    COPIES,
+    GOAL_COLUMN,
+    LAST_COLUMN,
+    PAIRS,
+    advance,
+    symbol_matches,
+)
 
 from .base import Kit, Search, shuffle, state_from_view
 
@@ -61,14 +69,6 @@ def sample(view: View, rng: Rng) -> GameState:
     )
 
 
-def play_result(markers: list[int], matches: list[int], first: int, second: int) -> list[int]:
-    """The markers after scoring `first` then `second` (the engine's area rule)."""
-    after = list(markers)
-    for c in (first, second):
-        after[c] = min(after[c] + matches[c], area_cap(min(after)))
-    return after
-
-
 def rank(view: View, moves: Sequence[Move]) -> list[Move]:
     """Greedy: the play whose markers, sorted from the lowest, are highest.
 
@@ -82,16 +82,13 @@ def rank(view: View, moves: Sequence[Move]) -> list[Move]:
     if table["phase"] == "swap":
         return sorted(moves, key=lambda m: m["type"] != "swap")
     markers = table["players"][view["viewer"]]["markers"]
-    matches = [0] * len(COLORS)
-    for p in table["players"]:
-        for name in p["open_cards"]:
-            for c in PAIRS[CARD_INDEX[name]]:
-                matches[c] += 1
+    matches = symbol_matches(CARD_INDEX[name] for p in table["players"] for name in p["open_cards"])
 
     def key(move: Move) -> tuple[list[int], int]:
         a, b = PAIRS[CARD_INDEX[move["card"]]]
         first = COLORS.index(move["first"])
-        after = play_result(markers, matches, first, a + b - first)
+        after = list(markers)
+        advance(after, matches, (first, a + b - first))
         bonus = sum(n == LAST_COLUMN > m for n, m in zip(after, markers, strict=True))
         return sorted(after), bonus
 

@@ -9,7 +9,7 @@ order and nothing of the future.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar, Self
 
@@ -48,16 +48,48 @@ MOVE_FIELDS: dict[str, tuple[str, ...]] = {
 PLAY, BONUS, SWAP = "play", "bonus", "swap"
 
 
-def area_cap(lowest: int) -> int:
-    """The furthest column any marker may reach while the lowest marker is at `lowest`.
+def area_cap(lowest_other: int) -> int:
+    """The furthest column a marker may reach while the lowest of the player's OTHER five
+    markers is at `lowest_other`.
 
-    Markers stay within two adjacent areas (0 | 1-3 | 4-6 | 7-10).
+    The German rulebook: "Einen Bereich verlassen darf ein Chip erst, sobald all deine
+    übrigen Chips wenigstens den Bereich davor erreicht haben" (areas 0 | 1-3 | 4-6 | 7-10).
     """
-    if lowest == 0:
+    if lowest_other == 0:
         return 3
-    if lowest <= 3:
+    if lowest_other <= 3:
         return 6
     return LAST_COLUMN
+
+
+def ceiling(markers: Sequence[int], c: int) -> int:
+    """How far marker `c` may go now: the area rule applied to the player's other markers."""
+    return area_cap(min(m for k, m in enumerate(markers) if k != c))
+
+
+def symbol_matches(open_cards: Iterable[int]) -> list[int]:
+    """Per colour, how many of the given open cards show it: what a symbol of that colour
+    scores (a card counts at most once per colour)."""
+    matches = [0] * len(COLORS)
+    for card in open_cards:
+        a, b = PAIRS[card]
+        matches[a] += 1
+        matches[b] += 1
+    return matches
+
+
+def advance(markers: list[int], matches: Sequence[int], order: Sequence[int]) -> list[int]:
+    """Score the colours of `order` one after the other, moving `markers` in place; the
+    column each marker started from, in that order.
+
+    The ceiling is looked at again before each colour, so the order can matter. It only
+    grows as markers move, so a marker is never past it and never moves back.
+    """
+    before: list[int] = []
+    for c in order:
+        before.append(markers[c])
+        markers[c] = min(markers[c] + matches[c], ceiling(markers, c))
+    return before
 
 
 class CardGame(GameState):
@@ -195,23 +227,22 @@ class CardGame(GameState):
             self.bonus_plays -= 1
         self.hands[seat].remove(card)
         markers = self.markers[seat]
+        order = (first, PAIRS[card][0] + PAIRS[card][1] - first)
+        matches = symbol_matches(o for cards in self.open_cards for o in cards)
+        starts = advance(markers, matches, order)
         scores: list[dict[str, Any]] = []
         gained_bonus = 0
-        for c in (first, PAIRS[card][0] + PAIRS[card][1] - first):
-            matches = sum(c in PAIRS[o] for cards in self.open_cards for o in cards)
-            before = markers[c]
-            # The cap only grows, so a marker is never past it: `after >= before`.
-            after = min(before + matches, area_cap(min(markers)))
-            markers[c] = after
+        for c, before in zip(order, starts, strict=True):
+            after = markers[c]
             if after == LAST_COLUMN and before < LAST_COLUMN:
                 gained_bonus += 1
             scores.append(
                 {
                     "color": COLORS[c],
-                    "matches": matches,
+                    "matches": matches[c],
                     "from": before,
                     "to": after,
-                    "lost": matches - (after - before),
+                    "lost": matches[c] - (after - before),
                 }
             )
         # The card from the previous play is discarded and the new card moves up.

@@ -13,18 +13,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar, Self
 
-from .core import (
-    COLORS,
-    Event,
-    GameState,
-    IllegalMove,
-    Move,
-    Reason,
-    View,
-    color,
-    move_fields,
-    rank_by,
-)
+from .common import COLORS, Event, IllegalMove, Move, Reason, View, color, move_fields, rank_by
+from .core import GameState
+from .rng import Rng
 
 PAIRS: tuple[tuple[int, int], ...] = tuple(combinations(range(len(COLORS)), 2))
 """Card index -> its two colour indices."""
@@ -148,14 +139,17 @@ class CardGame(GameState):
 
     def _draw(self, seat: int, count: int, events: list[Event]) -> None:
         drawn = 0
+        self.rng.start_batch()  # into one hand, which is kept sorted
         for _ in range(count):
             if not any(self.deck):
                 if not any(self.discard):
                     break  # both empty: the hand stays short
                 self.deck, self.discard = self.discard, [0] * len(PAIRS)
                 events.append({"type": "reshuffle", "deck_size": sum(self.deck)})
+                self.rng.start_batch()  # another pool
             self.hands[seat].append(self._draw_one())
             drawn += 1
+        self.rng.end_batch()
         self.hands[seat].sort()
         if drawn:
             events.append({"type": "draw", "seat": seat, "count": drawn})
@@ -313,29 +307,66 @@ class CardGame(GameState):
         view["hand"] = self._names(self.hands[seat]) if seat is not None else []
         return view
 
+    def _load_view(self, view: View, rng: Rng) -> None:
+        """The cards the view does not show (60 less the own hand and every open card)
+        are dealt at random into the other hands by their sizes, then the deck by its
+        size; the rest is the discard pile. (A player with a perfect memory would know
+        more of the discard pile; a view does not.)"""
+        table = view["table"]
+        players = table["players"]
+        seat = view["viewer"]
+        self.markers = [list(p["markers"]) for p in players]
+        self.open_cards = [[CARD_INDEX[name] for name in p["open_cards"]] for p in players]
+        own = sorted(CARD_INDEX[name] for name in table["hand"])
+        unknown = [COPIES] * len(PAIRS)
+        for card in own + [c for cards in self.open_cards for c in cards]:
+            unknown[card] -= 1
+
+        def deal(count: int) -> list[int]:
+            cards = [rng.pick_weighted(unknown) for _ in range(count)]
+            for card in cards:
+                unknown[card] -= 1
+            return cards
+
+        self.hands = [own if p["seat"] == seat else sorted(deal(p["hand_size"])) for p in players]
+        self.deck = [0] * len(PAIRS)
+        for card in deal(table["deck_size"]):
+            self.deck[card] += 1
+        self.discard = unknown
+        self.current = view["to_move"] if view["to_move"] is not None else self.first_seat
+        self.phase = PLAY if table["phase"] == "over" else table["phase"]
+        self.bonus_plays = table["bonus_plays"]
+        self.winner = None
+
+    def counts(self) -> list[list[int]]:
+        return self.markers
+
+    def goal(self) -> int:
+        return GOAL_COLUMN
+
     def _round_data(self) -> dict[str, Any]:
         return {
-            "m": self.markers,
-            "h": self.hands,
-            "o": self.open_cards,
-            "d": self.deck,
-            "x": self.discard,
-            "t": self.current,
-            "p": self.phase,
-            "b": self.bonus_plays,
-            "w": self.winner,
+            "markers": self.markers,
+            "hands": self.hands,
+            "open_cards": self.open_cards,
+            "deck": self.deck,
+            "discard": self.discard,
+            "to_move": self.current,
+            "phase": self.phase,
+            "bonus_plays": self.bonus_plays,
+            "winner": self.winner,
         }
 
     def _load_round(self, data: Mapping[str, Any]) -> None:
-        self.markers = [list(m) for m in data["m"]]
-        self.hands = [list(h) for h in data["h"]]
-        self.open_cards = [list(o) for o in data["o"]]
-        self.deck = list(data["d"])
-        self.discard = list(data["x"])
-        self.current = data["t"]
-        self.phase = data["p"]
-        self.bonus_plays = data["b"]
-        self.winner = data["w"]
+        self.markers = [list(m) for m in data["markers"]]
+        self.hands = [list(h) for h in data["hands"]]
+        self.open_cards = [list(o) for o in data["open_cards"]]
+        self.deck = list(data["deck"])
+        self.discard = list(data["discard"])
+        self.current = data["to_move"]
+        self.phase = data["phase"]
+        self.bonus_plays = data["bonus_plays"]
+        self.winner = data["winner"]
 
     def _copy_round(self, other: Self) -> None:
         self.markers = [list(m) for m in other.markers]

@@ -219,6 +219,23 @@ def test_marker_reaching_ten_gives_a_bonus_play_before_drawing() -> None:
     assert len(after2.hands[0]) == 6
 
 
+def test_a_bonus_play_is_compulsory() -> None:
+    """German: "bist sofort noch einmal am Zug" (the English "may" is not followed): in
+    the bonus phase the only legal moves are plays; neither a swap nor ending the turn."""
+    game = table(
+        hands={0: ["red_green", "blue_orange", "blue_purple"]},
+        open_cards={0: ["red_blue"], 1: ["red_orange"], 2: ["blue_orange"], 3: ["blue_yellow"]},
+        markers={0: {"red": 8, "green": 9, "blue": 6, "orange": 6, "yellow": 5, "purple": 4}},
+    )
+    after, _ = play(game, "red_green", "red")
+    assert after.phase == "bonus"
+    assert {m["type"] for m in after.legal_moves()} == {"play"}
+    for refused_move in ({"type": "swap"}, {"type": "decline_swap"}):
+        with pytest.raises(IllegalMove) as err:
+            after.apply(0, refused_move)
+        assert err.value.reason == Reason.SWAP_NOT_ALLOWED
+
+
 def test_two_markers_reaching_ten_give_two_bonus_plays() -> None:
     game = table(
         hands={0: ["red_green", "blue_orange", "blue_orange"]},
@@ -388,6 +405,12 @@ def test_a_series_of_rounds_rotates_the_first_player_and_adds_lowest_markers() -
     assert after.points == [7, 2, 1]
     assert all(min(m) == 0 for m in after.markers)
     assert conserved(after) == 60
+
+
+def test_a_series_ranks_by_total_points_and_equal_totals_share_a_rank() -> None:
+    game = new_game("cards", 3, SEED, {"rounds": 2})
+    game.points = [5, 5, 3]
+    assert [row["rank"] for row in game.standings()] == [1, 1, 3]
 
 
 def test_views_show_only_the_viewers_hand() -> None:

@@ -4,6 +4,14 @@
 >>> game = engine.new_game("cards", seats=3)
 >>> seat = game.to_move
 >>> game, events = game.apply(seat, game.legal_moves()[0])
+
+The public API: `new_game`, `decode` and `GameState` (`apply`, `legal_moves`,
+`to_move`, `is_over`, `view`, `standings`, `encode`; for searches `chance_outcomes`,
+`apply(..., draws=...)`, `from_view` / `determinize`, `counts`, `goal`), `from_view`
+for a view of any game, `IllegalMove` with its `Reason`, `Rng`, `seed_commitment`; and
+each game's rule functions that its moves are built from (`cards.ceiling`,
+`cards.advance`, `dice.crosses_owed`, `dice.place_crosses`, `tiles.reveal_outcome`,
+...), which searches may call on plain counts.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Cards are the 15 unordered pairs of two different colours, four copies of each
 (60 cards). A card is named by its two colours in COLORS order, "red_blue".
 The deck and the discard pile are kept as counts per card: each draw picks
 uniformly from the deck with the game's generator, so the state holds no deck
-order and nothing of the future.
+order and nothing of the future. In `chance_outcomes` a draw is a card index
+(`CARD_NAMES[i]`); the cards that refill a hand are one batch.
 """
 
 from __future__ import annotations

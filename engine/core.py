@@ -1,10 +1,16 @@
-"""The interface every game shares, and the pieces they have in common.
+"""The interface every game shares: `GameState`, which runs a series of rounds.
 
 A game in progress is a `GameState`. It is changed only through `apply`, which
 returns a new state and the events the move caused and leaves the old state as
 it was. Moves, events and views are plain data (dicts of str, int, bool, lists)
 so that any transport can carry them; `view(seat)` is the one door to hidden
 information.
+
+For searches (bots, analysis) a state also offers, like OpenSpiel's game API, its
+chance outcomes (`chance_outcomes(move)`, and `apply(..., draws=...)` to follow one),
+and the determinisation of a view (`from_view(view, rng)`, `determinize(seat, rng)`):
+a full state consistent with what one seat sees, which knows nothing the view does
+not show.
 """
 
 from __future__ import annotations

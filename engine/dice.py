@@ -6,7 +6,8 @@ die of that colour in front of the other players, and a group of k >= 2 equal
 own dice may instead be used as a joker for k-1 crosses in one colour of the
 player's choice. A score sheet has `sum(sections)` boxes per colour; a section
 opens only when every colour has a cross in the section before it. Colours are
-kept as indices into COLORS.
+kept as indices into COLORS. In `chance_outcomes` a roll is one batch of draws, a
+colour index per die: each multiset of colours once, listed in colour order.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ with a line of every colour wins the round.
 The reserve is kept as counts per colour: each draw picks uniformly from it with
 the game's generator, so the state holds no order and nothing of the future.
 Colours are indices into COLORS inside the state and names in moves, events and
-views.
+views. In `chance_outcomes` a draw is a colour index: the tile a reveal turns up, and
+the tiles that refill the centre (one batch).
 """
 
 from __future__ import annotations

@@ -183,3 +183,17 @@ def test_a_dealt_tile_game_knows_the_reserve_and_dice_the_dice() -> None:
     for game in positions("tiles", 4, 10) + positions("dice", 4, 10):
         dealt = game.determinize(None, rng)
         assert dealt.to_data()["table"] == game.to_data()["table"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_deal_from_a_view_depends_on_nothing_the_view_hides(kind: str) -> None:
+    """Two states a seat cannot tell apart (another deal of the hidden cards, another
+    seed and generator position) give the same deal from the same generator."""
+    for game in positions(kind, 3, 20):
+        seat = game.to_move
+        assert seat is not None
+        twin = game.determinize(seat, Rng(bytes([7] * 16)))
+        assert twin.seed != game.seed
+        assert twin.view(seat) == game.view(seat)
+        mine = game.determinize(seat, Rng(bytes(16)))
+        assert mine == twin.determinize(seat, Rng(bytes(16)))

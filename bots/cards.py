@@ -27,7 +27,9 @@ def rank(view: View, moves: Sequence[Move]) -> list[Move]:
     if table["phase"] == "swap":
         return sorted(moves, key=lambda m: m["type"] != "swap")
     markers = table["players"][view["viewer"]]["markers"]
-    matches = symbol_matches(CARD_INDEX[name] for p in table["players"] for name in p["open_cards"])
+    matches = symbol_matches(
+        [CARD_INDEX[name] for p in table["players"] for name in p["open_cards"]]
+    )
 
     def key(move: Move) -> tuple[list[int], int]:
         a, b = PAIRS[CARD_INDEX[move["card"]]]

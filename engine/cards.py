@@ -56,7 +56,7 @@ def area_cap(lowest_other: int) -> int:
 
 def ceiling(markers: Sequence[int], c: int) -> int:
     """How far marker `c` may go now: the area rule applied to the player's other markers."""
-    return area_cap(min(m for k, m in enumerate(markers) if k != c))
+    return area_cap(min([*markers[:c], *markers[c + 1 :]]))
 
 
 def symbol_matches(open_cards: Iterable[int]) -> list[int]:
@@ -223,7 +223,7 @@ class CardGame(GameState):
         self.hands[seat].remove(card)
         markers = self.markers[seat]
         order = (first, PAIRS[card][0] + PAIRS[card][1] - first)
-        matches = symbol_matches(o for cards in self.open_cards for o in cards)
+        matches = symbol_matches([o for cards in self.open_cards for o in cards])
         starts = advance(markers, matches, order)
         scores: list[dict[str, Any]] = []
         gained_bonus = 0

@@ -3,8 +3,8 @@
 Nothing of the tile game is hidden: the reserve's make-up is public (the engine's
 `tiles.unseen` of a view), and only the order of the draws is unknown. The strong bot
 therefore needs no samples: it weighs every draw of the move exactly, with the
-engine's odds of a draw (`rng.draw_odds`) and its rules of a move (`tiles.reveal_outcome`,
-`taken`, `new_lines`, `over_limit`, `tiles_progress.alternative_color`), on plain counts
+engine's odds of a draw (`rng.draw_odds`) and its rules of a move (`tiles_rules`:
+`reveal_outcome`, `taken`, `new_lines`, `over_limit`, `alternative_color`), on plain counts
 so that a move's whole expectimax costs about a millisecond.
 """
 
@@ -16,8 +16,14 @@ from functools import cache
 from genial.engine import COLORS, Move, View
 from genial.engine.common import COLOR_INDEX
 from genial.engine.rng import draw_odds
-from genial.engine.tiles import new_lines, over_limit, reveal_outcome, taken, unseen
-from genial.engine.tiles_progress import alternative_color
+from genial.engine.tiles import unseen
+from genial.engine.tiles_rules import (
+    alternative_color,
+    new_lines,
+    over_limit,
+    reveal_outcome,
+    taken,
+)
 
 from .base import Kit, progress
 

@@ -10,7 +10,7 @@ The public API: `new_game`, `decode` and `GameState` (`apply`, `legal_moves`,
 `apply(..., draws=...)`, `from_view` / `determinize`, `counts`, `goal`), `from_view`
 for a view of any game, `IllegalMove` with its `Reason`, `Rng`, `seed_commitment`; and
 each game's rule functions that its moves are built from (`cards.ceiling`,
-`cards.advance`, `dice.crosses_owed`, `dice.place_crosses`, `tiles.reveal_outcome`,
+`cards.advance`, `dice.crosses_owed`, `dice.place_crosses`, `tiles_rules.reveal_outcome`,
 ...), which searches may call on plain counts.
 """
 

@@ -15,7 +15,7 @@ the tiles that refill the centre (one batch).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar, Self
 
 from .common import (
@@ -32,7 +32,8 @@ from .common import (
 )
 from .core import GameState
 from .rng import Rng
-from .tiles_progress import CENTRE_MIN, alternative_color, stuck
+from .tiles_progress import CENTRE_MIN, stuck
+from .tiles_rules import alternative_color, new_lines, over_limit, reveal_outcome, taken
 
 TILES_PER_COLOR = 21
 LINE_LENGTH = 7
@@ -48,32 +49,6 @@ MOVE_FIELDS: dict[str, tuple[str, ...]] = {
 
 def _names(colors: list[int]) -> list[str]:
     return [COLORS[c] for c in colors]
-
-
-def reveal_outcome(c: int, zone: Collection[int], centre: Sequence[int]) -> str:
-    """What revealing a tile of colour `c` is: "conflict" with a colour in the zone (which
-    is also in the centre, where it matched, so this comes first), "success" where the
-    centre has the colour, else "no_match"."""
-    if c in zone:
-        return "conflict"
-    return "success" if centre[c] else "no_match"
-
-
-def taken(zone: Collection[int], centre: Sequence[int]) -> list[int]:
-    """Per colour, the tiles a take gains: the zone (never a colour twice) and the centre's
-    tiles of its colours."""
-    return [1 + centre[c] if c in zone else 0 for c in range(len(COLORS))]
-
-
-def new_lines(held: Sequence[int], tiles: Sequence[int], line: int) -> list[int]:
-    """The colours that adding `tiles` to `held` brings to a line for the first time: one
-    bonus move each."""
-    return [c for c, n in enumerate(tiles) if held[c] < line <= held[c] + n]
-
-
-def over_limit(held: Sequence[int], line: int) -> list[int]:
-    """Per colour, the tiles over the limit, returned to the reserve when a turn ends."""
-    return [max(0, n - line) for n in held]
 
 
 def unseen(table: Mapping[str, Any]) -> list[int]:

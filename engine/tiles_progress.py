@@ -1,8 +1,8 @@
 """The tile game's end without a winner: whether any player can still make progress.
 
 A round also ends between turns when no sequence of moves and draws can give any player
-a tile of a colour they hold fewer than a line of (the rulebook's README, decision 7:
-"when no player can make progress, the game ends"). This module is that search.
+a tile of a colour they hold fewer than a line of (docs/rules.md, Decisions, tile game
+9). This module is that search.
 """
 
 from __future__ import annotations
@@ -10,18 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .common import COLORS
+from .tiles_rules import alternative_color, missing_color, reveal_outcome
 
 CENTRE_MIN = 3
 """The check: the centre holds at least this many tiles at the start of every move."""
 
 Counts = tuple[int, ...]
 """Counts per colour, as a hashable position in the search for progress."""
-
-
-def missing_color(held: Sequence[int]) -> int | None:
-    """The colour an alternative move may take: the one strictly lowest in a collection."""
-    lowest = min(held)
-    return held.index(lowest) if held.count(lowest) == 1 else None
 
 
 def _less(counts: Counts, c: int) -> Counts:
@@ -43,7 +38,7 @@ def _turn_ends(reserve: Counts, totals: Counts, lacks: Sequence[bool]) -> set[Co
             if not n:
                 continue
             drawn = _less(left, c)
-            if c in zone or not centre[c]:
+            if reveal_outcome(c, zone, centre) != "success":
                 ends.add(drawn)  # a failure: the zone goes to the centre
                 continue
             grown = zone | {c}
@@ -62,13 +57,6 @@ def _refills(reserve: Counts, centre_size: int) -> set[Counts]:
         # The reserves of one step all hold the same number of tiles: all empty, or none.
         results = {_less(r, c) for r in results for c, n in enumerate(r) if n} or results
     return results
-
-
-def alternative_color(held: Sequence[int], centre: Sequence[int]) -> int | None:
-    """The colour an alternative move may take from the centre, if any: the one colour
-    strictly lowest in the collection `held`, when the centre has it."""
-    missing = missing_color(held)
-    return missing if missing is not None and centre[missing] else None
 
 
 def stuck(

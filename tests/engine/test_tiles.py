@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from genial.engine import COLORS, IllegalMove, Reason, Rng, TileGame, decode, new_game
-from genial.engine.tiles_progress import alternative_color
+from genial.engine.tiles_rules import alternative_color
 
 SEED = bytes(range(16))
 TOTAL = 126

@@ -11,7 +11,7 @@ order and nothing of the future. In `chance_outcomes` a draw is a card index
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import combinations
+from itertools import chain, combinations
 from typing import Any, ClassVar, Self
 
 from .common import COLORS, Event, IllegalMove, Move, Reason, View, color, move_fields, rank_by
@@ -223,7 +223,7 @@ class CardGame(GameState):
         self.hands[seat].remove(card)
         markers = self.markers[seat]
         order = (first, PAIRS[card][0] + PAIRS[card][1] - first)
-        matches = symbol_matches([o for cards in self.open_cards for o in cards])
+        matches = symbol_matches(chain.from_iterable(self.open_cards))
         starts = advance(markers, matches, order)
         scores: list[dict[str, Any]] = []
         gained_bonus = 0

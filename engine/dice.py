@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Collection, Mapping, Sequence
-from itertools import product
+from itertools import chain, product
 from typing import Any, ClassVar, Self
 
 from .common import COLORS, Event, IllegalMove, Move, Reason, View, color, move_fields, rank_by
@@ -111,10 +111,7 @@ def place_crosses(sheet: Sequence[int], owed: Sequence[int], needs: Sequence[int
 
 def counts_of(dice: Sequence[int]) -> Counts:
     """Dice (colour indices) as counts per colour."""
-    counts = [0] * len(COLORS)
-    for c in dice:
-        counts[c] += 1
-    return tuple(counts)
+    return tuple(map(dice.count, range(len(COLORS))))
 
 
 def _names(dice: list[int]) -> list[str]:
@@ -243,7 +240,7 @@ class DiceGame(GameState):
         """(group colour, target colour) pairs, checked against the dice just rolled."""
         if not isinstance(raw, list):
             raise IllegalMove(Reason.MALFORMED_MOVE, "jokers is a list of {group, color}")
-        groups = joker_groups(counts_of(self.dice[self.current]))
+        groups = joker_groups(counts_of(self.dice[self.current])) if raw else []
         jokers: list[tuple[int, int]] = []
         for item in raw:
             if not isinstance(item, Mapping) or set(item) != JOKER_FIELDS:
@@ -264,7 +261,7 @@ class DiceGame(GameState):
     def _score(self, raw_jokers: Any) -> Event:
         jokers = self._parse_jokers(raw_jokers)
         seat = self.current
-        others = counts_of([c for s, dice in enumerate(self.dice) if s != seat for c in dice])
+        others = counts_of(list(chain.from_iterable(self.dice[:seat] + self.dice[seat + 1 :])))
         owed = crosses_owed(counts_of(self.dice[seat]), others, dict(jokers))
         before = self.sheets[seat]
         after = place_crosses(before, owed, self.needs)

@@ -236,11 +236,13 @@ class DiceGame(GameState):
             }
         ]
 
-    def _parse_jokers(self, raw: Any) -> list[tuple[int, int]]:
-        """(group colour, target colour) pairs, checked against the dice just rolled."""
+    @staticmethod
+    def _parse_jokers(raw: Any, own: Counts) -> list[tuple[int, int]]:
+        """(group colour, target colour) pairs, checked against the dice just rolled
+        (`own`, as counts per colour)."""
         if not isinstance(raw, list):
             raise IllegalMove(Reason.MALFORMED_MOVE, "jokers is a list of {group, color}")
-        groups = joker_groups(counts_of(self.dice[self.current])) if raw else []
+        groups = joker_groups(own) if raw else []
         jokers: list[tuple[int, int]] = []
         for item in raw:
             if not isinstance(item, Mapping) or set(item) != JOKER_FIELDS:
@@ -259,10 +261,11 @@ class DiceGame(GameState):
         return jokers
 
     def _score(self, raw_jokers: Any) -> Event:
-        jokers = self._parse_jokers(raw_jokers)
         seat = self.current
+        own = counts_of(self.dice[seat])
+        jokers = self._parse_jokers(raw_jokers, own)
         others = counts_of(list(chain.from_iterable(self.dice[:seat] + self.dice[seat + 1 :])))
-        owed = crosses_owed(counts_of(self.dice[seat]), others, dict(jokers))
+        owed = crosses_owed(own, others, dict(jokers))
         before = self.sheets[seat]
         after = place_crosses(before, owed, self.needs)
         placed = [a - b for a, b in zip(after, before, strict=True)]

@@ -49,11 +49,7 @@ class Rng:
 
     def pick_weighted(self, counts: Sequence[int]) -> int:
         """The index of one item drawn uniformly from a multiset given by counts."""
-        return self._locate(counts, self.below(sum(counts)))
-
-    @staticmethod
-    def _locate(counts: Sequence[int], x: int) -> int:
-        """The index of item `x` of the multiset given by counts."""
+        x = Rng.below(self, sum(counts))  # not a script's below: its draw is this one
         for i, c in enumerate(counts):
             if x < c:
                 return i
@@ -131,7 +127,7 @@ class ScriptedRng(Rng):
             if not 0 <= value < len(pool) or not pool[value]:
                 raise ValueError(f"draw {i} cannot be {value}: the pool is {list(pool)}")
         elif self.free:
-            value = self._locate(pool, Rng.below(self, sum(pool)))  # as a real game draws
+            value = Rng.pick_weighted(self, pool)  # as a real game draws
         else:
             value = next((v for v in range(self._least(), len(pool)) if pool[v]), -1)
             if value < 0:

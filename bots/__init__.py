@@ -9,9 +9,10 @@
 
 Three strengths per game: `random` (any legal move), `greedy` (the best immediate
 outcome by the game's rules of thumb), `strong` (a Monte Carlo search over states
-sampled from the view in the card game; in the dice and tile games, which hide
-nothing but chance, the best move by the exact expectation over the turn's rolls or
-draws). `genial arena` plays them against each other.
+the engine deals from the view in the card game; in the dice and tile games, which
+hide nothing but chance, the best move by the exact expectation over the turn's rolls
+or draws). `genial arena` plays them against each other. The rules and the chance are
+the engine's: the bots search through its public API and restate none of it.
 """
 
 from __future__ import annotations

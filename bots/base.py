@@ -11,13 +11,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Protocol
 
-from genial.engine import GameState, Move, Rng, View
+from genial.engine import Move, Rng, View
 
 SEED_BYTES = 16
-
-T = TypeVar("T")
 
 
 class Bot(Protocol):
@@ -29,8 +27,8 @@ class Bot(Protocol):
 def derive_seed(*parts: int | str | bytes) -> bytes:
     """A 16-byte seed from any parts: different parts give unrelated seeds.
 
-    Used for a bot's own generator, for the arena's games, and for the sampled
-    states of the search bot, so that every one of them is reproducible.
+    Used for a bot's own generator and for the arena's games, so that every one of them
+    is reproducible.
     """
     h = hashlib.blake2b(digest_size=SEED_BYTES, person=b"genial.bots")
     for part in parts:
@@ -38,18 +36,6 @@ def derive_seed(*parts: int | str | bytes) -> bytes:
         # The length prefix keeps ("ab", "c") apart from ("a", "bc").
         h.update(len(raw).to_bytes(4, "little") + raw)
     return h.digest()
-
-
-def fresh_seed(rng: Rng) -> bytes:
-    """A new 16-byte seed drawn from a bot's generator (for a sampled state)."""
-    return b"".join(rng.below(1 << 32).to_bytes(4, "little") for _ in range(SEED_BYTES // 4))
-
-
-def shuffle(items: list[T], rng: Rng) -> None:
-    """Fisher-Yates with a bot's generator (the engine keeps no shuffle of its own)."""
-    for i in range(len(items) - 1, 0, -1):
-        j = rng.below(i + 1)
-        items[i], items[j] = items[j], items[i]
 
 
 def progress(rows: Sequence[int], goal: int, weakest: float) -> float:
@@ -84,19 +70,16 @@ class Search:
 class Kit:
     """What the generic bots need to know of one game.
 
-    `sample` deals a full state consistent with a view (the determinisation of
-    the search bot); `rank` orders legal moves best first by the greedy rules of
-    the game (a stable order, so ties keep the engine's order); `rows` and
-    `goal` give each seat's six counts and their target for the evaluation;
-    `weakest` is the extra weight of the lowest count. `strong` is how the strong
-    bot plays: a `Search` over sampled states where the view hides cards, or an
-    exact ranking where only chance is unknown (best first, like `rank`).
+    `rank` orders legal moves best first by the greedy rules of the game (a stable
+    order, so ties keep the engine's order); `weakest` is the extra weight of the lowest
+    of a seat's six counts in the evaluation. `strong` is how the strong bot plays: a
+    `Search` over states dealt from the view where the view hides cards, or an exact
+    ranking where only chance is unknown (best first, like `rank`). The rules, the
+    chance and the dealing of a state from a view are the engine's (`GameState.counts`,
+    `goal`, `chance_outcomes`, `from_view`).
     """
 
-    sample: Callable[[View, Rng], GameState]
     rank: Callable[[View, Sequence[Move]], list[Move]]
-    rows: Callable[[GameState], list[list[int]]]
-    goal: Callable[[GameState], int]
     weakest: float
     strong: Search | Callable[[View, Sequence[Move]], list[Move]]
 
@@ -119,26 +102,3 @@ class RankBot:
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
         return self.rank(view, legal_moves)[0]
-
-
-def state_from_view(
-    game: type[GameState], view: View, rng: Rng, round_data: dict[str, object]
-) -> GameState:
-    """A state of `game` with the view's public fields, `round_data` for the round, and a
-    fresh seed from the bot's generator: the real seed is not in the view, and the
-    future it would decide is exactly what a sample must leave to chance."""
-    return game.from_data(
-        {
-            "k": game.kind,
-            "n": view["seats"],
-            "s": fresh_seed(rng).hex(),
-            "c": 0,
-            "o": view["options"],
-            "r": view["round"],
-            "f": view["first_seat"],
-            "p": view["points"],
-            "x": view["finished"],
-            "e": view["last_events"],
-            "g": round_data,
-        }
-    )

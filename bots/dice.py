@@ -1,22 +1,32 @@
-"""The dice game for bots: a state from a view, the greedy rules and the strong ranking.
+"""The dice game for bots: the greedy rules and the strong ranking.
 
-Nothing of the dice game is hidden; only the dice still to be rolled are unknown,
-and a sampled state leaves them to its own fresh seed. The strong bot therefore
-needs no samples: it weighs every outcome of every re-roll left in the turn.
+Nothing of the dice game is hidden; only the dice still to be rolled are unknown. The
+strong bot therefore needs no samples: it weighs every outcome of every re-roll left in
+the turn, with the engine's odds of a roll (`GameState.chance_outcomes`) and the
+engine's scoring (`genial.engine.dice`: joker groups, crosses owed, their placing).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 from functools import cache, lru_cache
-from itertools import combinations_with_replacement, product
-from math import factorial, prod
+from itertools import product
 
-from genial.engine import COLORS, DiceGame, GameState, Move, Rng, View
-from genial.engine.dice import box_needs
+from genial.engine import COLORS, Move, View, new_game
+from genial.engine.common import COLOR_INDEX
+from genial.engine.dice import (
+    DICE_PER_SEAT,
+    box_needs,
+    counts_of,
+    crosses_owed,
+    joker_crosses,
+    joker_groups,
+    match_crosses,
+    place_crosses,
+)
+from genial.engine.rng import SEED_BYTES
 
-from .base import Kit, progress, state_from_view
+from .base import Kit, progress
 
 WEAKEST = 3.0
 """Extra weight of the weakest row: it decides the rank, and a row left behind locks
@@ -30,54 +40,7 @@ the section locks already make a row far behind cost crosses."""
 
 Counts = tuple[int, ...]
 """Per colour, a number of dice or crosses."""
-
-
-def sample(view: View, rng: Rng) -> GameState:
-    table = view["table"]
-    return state_from_view(
-        DiceGame,
-        view,
-        rng,
-        {
-            "d": [[COLORS.index(c) for c in p["dice"]] for p in table["players"]],
-            "h": [p["sheet"] for p in table["players"]],
-            "t": view["to_move"],
-            "a": table["phase"] == "decide",
-            "l": table["rerolls_left"],
-        },
-    )
-
-
-def place(sheet: Counts, pending: Counts, needs: Counts) -> Counts:
-    """The sheet after placing what fits of `pending`, as the engine places it: every
-    cross that fits, until none does (the order that loses the fewest).
-
-    The engine's own placement works in place on a game; the bots evaluate every
-    possible roll, so they keep this quick copy on plain tuples. The boxes open to
-    every row are those whose need the lowest row meets (`needs` never decreases).
-    """
-    after = list(sheet)
-    left = list(pending)
-    while True:
-        limit = bisect_right(needs, min(after))
-        moved = False
-        for c, n in enumerate(left):
-            room = limit - after[c]
-            if n and room > 0:
-                step = min(n, room)
-                after[c] += step
-                left[c] -= step
-                moved = True
-        if not moved:
-            return tuple(after)
-
-
-def scored(own: Counts, others: Counts, jokers: dict[int, int]) -> Counts:
-    """Crosses owed by a roll of `own` against `others` with `jokers` (group -> colour)."""
-    pending = [0 if c in jokers else n * others[c] for c, n in enumerate(own)]
-    for group, target in jokers.items():
-        pending[target] += own[group] - 1
-    return tuple(pending)
+ROLL: Move = {"type": "roll"}
 
 
 # Bounded: arena runs see millions of positions, and recent ones repeat the most.
@@ -89,28 +52,26 @@ def best_value(own: Counts, others: Counts, sheet: Counts, needs: Counts, weakes
     other crosses (the weakest row, where the value is), which spares trying all
     six colours for every group of every possible roll.
     """
-    groups = [c for c, n in enumerate(own) if n >= 2]
+    groups = joker_groups(own)
     best = 0.0
     for used in product((False, True), repeat=len(groups)):
-        jokers = {g for g, use in zip(groups, used, strict=True) if use}
-        pending = [0 if c in jokers else n * others[c] for c, n in enumerate(own)]
-        after = place(sheet, tuple(pending), needs)
-        for g in sorted(jokers):
-            pending[min(range(len(COLORS)), key=after.__getitem__)] += own[g] - 1
-            after = place(sheet, tuple(pending), needs)
+        jokers = [g for g, use in zip(groups, used, strict=True) if use]
+        owed = match_crosses(own, others, jokers)
+        after = place_crosses(sheet, owed, needs)
+        for g in jokers:
+            owed[min(range(len(COLORS)), key=after.__getitem__)] += joker_crosses(own, g)
+            after = place_crosses(sheet, owed, needs)
         best = max(best, progress(after, len(needs), weakest))
     return best
 
 
 @cache
-def outcomes(dice: int) -> tuple[tuple[Counts, float], ...]:
-    """Every roll of `dice` dice as colour counts, with its probability."""
-    result = []
-    for roll in combinations_with_replacement(range(len(COLORS)), dice):
-        counts = tuple(roll.count(c) for c in range(len(COLORS)))
-        ways = factorial(dice) // prod(factorial(n) for n in counts)
-        result.append((counts, ways / len(COLORS) ** dice))
-    return tuple(result)
+def roll_odds(dice: int) -> tuple[tuple[Counts, float], ...]:
+    """Every roll of `dice` dice as colour counts, with its probability: the engine's
+    chance outcomes of the first roll of a game where each seat has that many dice."""
+    seats = next(s for s, n in DICE_PER_SEAT.items() if n == dice)
+    game = new_game("dice", seats, bytes(SEED_BYTES))
+    return tuple((counts_of(o.draws), o.probability) for o in game.chance_outcomes(ROLL))
 
 
 @lru_cache(maxsize=1 << 12)
@@ -123,7 +84,7 @@ def reroll_value(
     of re-rolling again is one number)."""
     again = reroll_value(dice, others, sheet, needs, later - 1, weakest) if later else 0.0
     return sum(
-        p * max(best_value(own, others, sheet, needs, weakest), again) for own, p in outcomes(dice)
+        p * max(best_value(own, others, sheet, needs, weakest), again) for own, p in roll_odds(dice)
     )
 
 
@@ -154,31 +115,22 @@ def ranked(view: View, moves: Sequence[Move], weakest: float, lookahead: bool) -
     needs = box_needs(table["sections"])
     players = table["players"]
     sheet = tuple(players[seat]["sheet"])
-    own = tuple(players[seat]["dice"].count(c) for c in COLORS)
-    others = tuple(sum(p["dice"].count(c) for p in players if p["seat"] != seat) for c in COLORS)
+    own = counts_of([COLOR_INDEX[c] for c in players[seat]["dice"]])
+    others = counts_of([COLOR_INDEX[c] for p in players if p["seat"] != seat for c in p["dice"]])
 
     def value(move: Move) -> float:
         if move["type"] == "reroll":
             later = table["rerolls_left"] - 1 if lookahead else 0
             return reroll_value(sum(own), others, sheet, needs, later, weakest)
-        jokers = {
-            COLORS.index(j["group"]): COLORS.index(j["color"]) for j in move.get("jokers", [])
-        }
-        return progress(place(sheet, scored(own, others, jokers), needs), len(needs), weakest)
+        jokers = {COLOR_INDEX[j["group"]]: COLOR_INDEX[j["color"]] for j in move["jokers"]}
+        owed = crosses_owed(own, others, jokers)
+        return progress(place_crosses(sheet, owed, needs), len(needs), weakest)
 
     return sorted(moves, key=value, reverse=True)
 
 
-def rows(state: GameState) -> list[list[int]]:
-    assert isinstance(state, DiceGame)
-    return state.sheets
-
-
 KIT = Kit(
-    sample=sample,
     rank=rank,
-    rows=rows,
-    goal=lambda state: sum(state.options["sections"]),
     weakest=WEAKEST,
     strong=strong,
 )

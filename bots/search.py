@@ -1,17 +1,17 @@
 """The strong bot of the card game: determinised flat Monte Carlo over greedy's best moves.
 
-The card game hides the other hands and the deck, so its strong bot searches
-states sampled from its view (the dice and tile games hide nothing but chance,
-which their strong rankings average exactly: `dice.strong`, `tiles.strong`). For
-each of `budget` iterations the bot samples a full state consistent with its view
-(the other hands and every future draw are the sample's, never the real game's),
-plays each candidate move on that same sample, lets every seat continue with the
-greedy rules to the end of its turn or round the table (`Search.full_round`), and
-scores the position reached. All candidates meet the same sample in an
-iteration, so luck of the draw cancels out of their comparison. The candidates are
-the `WIDTH` best moves in the game's plan (greedy's order): the search corrects the
-plan where looking ahead shows better (what a move leaves for the next players), at
-a small cost per move.
+The card game hides the other hands and the deck, so its strong bot searches states
+the engine deals from its view (`GameState.from_view`; the dice and tile games hide
+nothing but chance, which their strong rankings average exactly: `dice.strong`,
+`tiles.strong`). For each of `budget` iterations the bot has a full state dealt
+consistently with its view (the other hands and every future draw are the deal's,
+never the real game's), plays each candidate move on that same state, lets every seat
+continue with the greedy rules to the end of its turn or round the table
+(`Search.full_round`), and scores the position reached. All candidates meet the same
+deal in an iteration, so luck of the draw cancels out of their comparison. The
+candidates are the `WIDTH` best moves in the game's plan (greedy's order): the search
+corrects the plan where looking ahead shows better (what a move leaves for the next
+players), at a small cost per move.
 
 The budget counts iterations, not seconds, so that a bot's moves depend only on
 its seed and the views it is shown.
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from math import sqrt
 from statistics import mean, stdev
 
-from genial.engine import Event, GameState, Move, Rng, View
+from genial.engine import Event, GameState, Move, Rng, View, from_view
 
 from .base import Kit, Search, progress
 
@@ -50,7 +50,7 @@ class SearchBot:
         # Per candidate, its playout score less that of the plan's choice on the same sample.
         diffs: list[list[float]] = [[] for _ in candidates]
         for _ in range(self.budget):
-            state = self.kit.sample(view, self.rng)
+            state = from_view(view, self.rng)
             scores = []
             for move in candidates:
                 after, events = state.apply(seat, move)
@@ -87,8 +87,8 @@ class SearchBot:
 
     def evaluate(self, state: GameState, seat: int) -> float:
         """The seat's progress less that of the best other seat."""
-        goal = self.kit.goal(state)
-        values = [progress(rows, goal, self.kit.weakest) for rows in self.kit.rows(state)]
+        goal = state.goal()
+        values = [progress(rows, goal, self.kit.weakest) for rows in state.counts()]
         return values[seat] - max(v for s, v in enumerate(values) if s != seat)
 
     @staticmethod

@@ -1,9 +1,11 @@
-"""The tile game for bots: a state from a view, the greedy rules and the strong ranking.
+"""The tile game for bots: the greedy rules and the strong ranking.
 
-Nothing of the tile game is hidden: the reserve holds 21 of each colour less the
-tiles in sight (centre, collection zone, collections), and only the order of the
-draws is unknown, which a sampled state leaves to its own fresh seed. The strong
-bot therefore needs no samples: it weighs every draw of the move exactly.
+Nothing of the tile game is hidden: the reserve's make-up is public (the engine's
+`tiles.unseen` of a view), and only the order of the draws is unknown. The strong bot
+therefore needs no samples: it weighs every draw of the move exactly, with the
+engine's odds of a draw (`rng.draw_odds`) and its rules of a move (`tiles_rules`:
+`reveal_outcome`, `taken`, `new_lines`, `over_limit`, `alternative_color`), on plain counts
+so that a move's whole expectimax costs about a millisecond.
 """
 
 from __future__ import annotations
@@ -11,10 +13,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-from genial.engine import COLORS, GameState, Move, Rng, TileGame, View
-from genial.engine.tiles import TILES_PER_COLOR
+from genial.engine import COLORS, Move, View
+from genial.engine.common import COLOR_INDEX
+from genial.engine.rng import draw_odds
+from genial.engine.tiles import unseen
+from genial.engine.tiles_rules import (
+    alternative_color,
+    new_lines,
+    over_limit,
+    reveal_outcome,
+    taken,
+)
 
-from .base import Kit, progress, state_from_view
+from .base import Kit, progress
 
 WEAKEST = 2.0
 """Extra weight of the smallest colour: it decides the rank."""
@@ -29,40 +40,10 @@ Counts = tuple[int, ...]
 """Counts per colour: a collection, the centre or the reserve."""
 
 
-def reserve(view: View) -> list[int]:
-    """The reserve's make-up: 21 of each colour less every tile in sight."""
-    table = view["table"]
-    left = [TILES_PER_COLOR - n for n in table["centre"]]
-    for name in table["zone"]:
-        left[COLORS.index(name)] -= 1
-    for p in table["players"]:
-        for c, n in enumerate(p["collection"]):
-            left[c] -= n
-    return left
-
-
-def sample(view: View, rng: Rng) -> GameState:
-    table = view["table"]
-    return state_from_view(
-        TileGame,
-        view,
-        rng,
-        {
-            "v": reserve(view),
-            "m": table["centre"],
-            "z": [COLORS.index(name) for name in table["zone"]],
-            "h": [p["collection"] for p in table["players"]],
-            "t": view["to_move"],
-            "b": table["bonus_moves"],
-            "o": False,
-        },
-    )
-
-
 def gain(held: Sequence[int], tiles: Sequence[int], line: int) -> float:
     """What adding `tiles` to a collection is worth, bonus moves for new lines included."""
     after = [h + t for h, t in zip(held, tiles, strict=True)]
-    lines = sum(h < line <= a for h, a in zip(held, after, strict=True))
+    lines = len(new_lines(held, tiles, line))
     return progress(after, line, WEAKEST) - progress(held, line, WEAKEST) + LINE_BONUS * lines
 
 
@@ -74,23 +55,20 @@ def rank(view: View, moves: Sequence[Move]) -> list[Move]:
     line = table["line_length"]
     held = table["players"][view["viewer"]]["collection"]
     centre = table["centre"]
-    zone = {COLORS.index(name) for name in table["zone"]}
+    zone = {COLOR_INDEX[name] for name in table["zone"]}
 
     def take(colours: set[int]) -> float:
-        return gain(held, [1 + centre[c] if c in colours else 0 for c in range(len(COLORS))], line)
+        return gain(held, taken(colours, centre), line)
 
     def value(move: Move) -> float:
         if move["type"] == "take":
             return take(zone)
         if move["type"] == "alternative":
-            c = COLORS.index(move["color"])
-            return gain(held, [int(k == c) for k in range(len(COLORS))], line)
-        left = reserve(view)
-        total = sum(left)
+            return gain(held, one(COLOR_INDEX[move["color"]], 1), line)
         return sum(
-            n / total * take(zone | {c})
-            for c, n in enumerate(left)
-            if n and centre[c] and c not in zone
+            p * take(zone | {c})
+            for c, p in draw_odds(unseen(table))
+            if reveal_outcome(c, zone, centre) == "success"
         )
 
     # On equal value a take comes first: it clears the centre of its colours, where a
@@ -125,13 +103,12 @@ def strong(view: View, moves: Sequence[Move]) -> list[Move]:
         own = towards_lines(held)
         if min(held) >= line:
             return own  # won: nothing is left to the others
-        back = [n + max(0, h - line) for n, h in zip(left, held, strict=True)]
-        total = sum(back)
+        back = [n + r for n, r in zip(left, over_limit(held, line), strict=True)]
         base = towards_lines(after_me)
         exposed = sum(
-            n / total * (towards_lines(added(after_me, c, 1 + centre[c])) - base)
-            for c, n in enumerate(back)
-            if n and centre[c]
+            p * (towards_lines(added(after_me, taken({c}, centre))) - base)
+            for c, p in draw_odds(back)
+            if reveal_outcome(c, (), centre) == "success"
         )
         return own - EXPOSURE * exposed
 
@@ -144,46 +121,42 @@ def strong(view: View, moves: Sequence[Move]) -> list[Move]:
 
     def alternative(held: Counts, centre: Counts, left: Counts, bonus: int) -> float | None:
         """The alternative move, if open (decision 5 of the rules)."""
-        lowest = min(held)
-        if held.count(lowest) != 1 or not centre[held.index(lowest)]:
+        c = alternative_color(held, centre)
+        if c is None:
             return None
-        c = held.index(lowest)
-        line_now = int(held[c] + 1 == line)
-        return end_move(added(held, c, 1), added(centre, c, -1), left, bonus + line_now)
+        tile = one(c, 1)
+        line_now = len(new_lines(held, tile, line))
+        return end_move(added(held, tile), added(centre, one(c, -1)), left, bonus + line_now)
 
     def take(held: Counts, centre: Counts, left: Counts, bonus: int, zone: frozenset[int]) -> float:
-        gained = [1 + centre[c] if c in zone else 0 for c in range(len(COLORS))]
-        after = tuple(h + g for h, g in zip(held, gained, strict=True))
-        lines = sum(h < line <= a for h, a in zip(held, after, strict=True))
+        gained = taken(zone, centre)
+        lines = len(new_lines(held, gained, line))
         rest = tuple(0 if c in zone else n for c, n in enumerate(centre))
-        return end_move(after, rest, left, bonus + lines)
+        return end_move(added(held, gained), rest, left, bonus + lines)
 
     @cache
     def reveal(
         held: Counts, centre: Counts, left: Counts, bonus: int, zone: frozenset[int]
     ) -> float:
-        total = sum(left)
         value = 0.0
-        for c, n in enumerate(left):
-            if not n:
-                continue
-            rest = added(left, c, -1)
-            if c in zone or not centre[c]:
+        for c, p in draw_odds(left):
+            rest = added(left, one(c, -1))
+            if reveal_outcome(c, zone, centre) != "success":
                 # A failure: the zone and the drawn tile go to the centre; the turn ends.
                 failed = [m + (k in zone or k == c) for k, m in enumerate(centre)]
-                value += n / total * leaf(held, tuple(failed), rest)
+                value += p * leaf(held, tuple(failed), rest)
             else:
                 grown = zone | {c}
                 after = take(held, centre, rest, bonus, grown)
                 if any(rest):
                     after = max(after, reveal(held, centre, rest, bonus, grown))
-                value += n / total * after
+                value += p * after
         return value
 
     held: Counts = tuple(players[view["viewer"]]["collection"])
     centre: Counts = tuple(table["centre"])
-    left: Counts = tuple(reserve(view))
-    zone = frozenset(COLORS.index(name) for name in table["zone"])
+    left: Counts = tuple(unseen(table))
+    zone = frozenset(COLOR_INDEX[name] for name in table["zone"])
     bonus: int = table["bonus_moves"]
 
     def value(move: Move) -> float:
@@ -199,20 +172,17 @@ def strong(view: View, moves: Sequence[Move]) -> list[Move]:
     return sorted(moves, key=lambda m: (round(value(m), 9), m["type"] == "take"), reverse=True)
 
 
-def added(counts: Counts, c: int, n: int) -> Counts:
-    return (*counts[:c], counts[c] + n, *counts[c + 1 :])
+def one(c: int, n: int) -> Counts:
+    """`n` tiles of colour `c`, as counts per colour."""
+    return tuple(n if k == c else 0 for k in range(len(COLORS)))
 
 
-def rows(state: GameState) -> list[list[int]]:
-    assert isinstance(state, TileGame)
-    return state.collections
+def added(counts: Sequence[int], more: Sequence[int]) -> Counts:
+    return tuple(a + b for a, b in zip(counts, more, strict=True))
 
 
 KIT = Kit(
-    sample=sample,
     rank=rank,
-    rows=rows,
-    goal=lambda state: int(state.options["line_length"]),
     weakest=WEAKEST,
     strong=strong,
 )

@@ -4,6 +4,14 @@
 >>> game = engine.new_game("cards", seats=3)
 >>> seat = game.to_move
 >>> game, events = game.apply(seat, game.legal_moves()[0])
+
+The public API: `new_game`, `decode` and `GameState` (`apply`, `legal_moves`,
+`to_move`, `is_over`, `view`, `standings`, `encode`; for searches `chance_outcomes`,
+`apply(..., draws=...)`, `from_view` / `determinize`, `counts`, `goal`), `from_view`
+for a view of any game, `IllegalMove` with its `Reason`, `Rng`, `seed_commitment`; and
+each game's rule functions that its moves are built from (`cards.ceiling`,
+`cards.advance`, `dice.crosses_owed`, `dice.place_crosses`, `tiles_rules.reveal_outcome`,
+...), which searches may call on plain counts.
 """
 
 from __future__ import annotations
@@ -12,20 +20,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from . import legacy
 from .cards import CardGame
-from .core import (
-    COLORS,
-    Event,
-    GameState,
-    IllegalMove,
-    Move,
-    Reason,
-    Rng,
-    View,
-    new_seed,
-    seed_commitment,
-)
+from .chance import Outcome
+from .common import COLORS, Event, IllegalMove, Move, Reason, View
+from .core import GameState
 from .dice import DiceGame
+from .rng import Rng, new_seed, seed_commitment
 from .tiles import TileGame
 
 GAMES: dict[str, type[GameState]] = {g.kind: g for g in (CardGame, DiceGame, TileGame)}
@@ -52,9 +53,16 @@ def new_game(
 
 
 def decode(data: bytes) -> GameState:
-    """The inverse of `GameState.encode`."""
+    """The inverse of `GameState.encode`; reads the first layout too (`legacy`)."""
     raw = json.loads(data)
-    return game_class(raw["k"]).from_data(raw)
+    if legacy.is_format_1(raw):
+        raw = legacy.upgrade(raw)
+    return game_class(raw["game"]).from_data(raw)
+
+
+def from_view(view: View, rng: Rng) -> GameState:
+    """A full state consistent with a seat's view (`GameState.from_view`), for its game."""
+    return game_class(view["kind"]).from_view(view, rng)
 
 
 __all__ = [
@@ -66,11 +74,13 @@ __all__ = [
     "GameState",
     "IllegalMove",
     "Move",
+    "Outcome",
     "Reason",
     "Rng",
     "TileGame",
     "View",
     "decode",
+    "from_view",
     "game_class",
     "new_game",
     "new_seed",

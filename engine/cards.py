@@ -4,27 +4,19 @@ Cards are the 15 unordered pairs of two different colours, four copies of each
 (60 cards). A card is named by its two colours in COLORS order, "red_blue".
 The deck and the discard pile are kept as counts per card: each draw picks
 uniformly from the deck with the game's generator, so the state holds no deck
-order and nothing of the future.
+order and nothing of the future. In `chance_outcomes` a draw is a card index
+(`CARD_NAMES[i]`); the cards that refill a hand are one batch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from itertools import combinations
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain, combinations
 from typing import Any, ClassVar, Self
 
-from .core import (
-    COLORS,
-    Event,
-    GameState,
-    IllegalMove,
-    Move,
-    Reason,
-    View,
-    color,
-    move_fields,
-    rank_by,
-)
+from .common import COLORS, Event, IllegalMove, Move, Reason, View, color, move_fields, rank_by
+from .core import GameState
+from .rng import Rng
 
 PAIRS: tuple[tuple[int, int], ...] = tuple(combinations(range(len(COLORS)), 2))
 """Card index -> its two colour indices."""
@@ -48,16 +40,48 @@ MOVE_FIELDS: dict[str, tuple[str, ...]] = {
 PLAY, BONUS, SWAP = "play", "bonus", "swap"
 
 
-def area_cap(lowest: int) -> int:
-    """The furthest column any marker may reach while the lowest marker is at `lowest`.
+def area_cap(lowest_other: int) -> int:
+    """The furthest column a marker may reach while the lowest of the player's OTHER five
+    markers is at `lowest_other`.
 
-    Markers stay within two adjacent areas (0 | 1-3 | 4-6 | 7-10).
+    The German rulebook: "Einen Bereich verlassen darf ein Chip erst, sobald all deine
+    übrigen Chips wenigstens den Bereich davor erreicht haben" (areas 0 | 1-3 | 4-6 | 7-10).
     """
-    if lowest == 0:
+    if lowest_other == 0:
         return 3
-    if lowest <= 3:
+    if lowest_other <= 3:
         return 6
     return LAST_COLUMN
+
+
+def ceiling(markers: Sequence[int], c: int) -> int:
+    """How far marker `c` may go now: the area rule applied to the player's other markers."""
+    return area_cap(min([*markers[:c], *markers[c + 1 :]]))
+
+
+def symbol_matches(open_cards: Iterable[int]) -> list[int]:
+    """Per colour, how many of the given open cards show it: what a symbol of that colour
+    scores (a card counts at most once per colour)."""
+    matches = [0] * len(COLORS)
+    for card in open_cards:
+        a, b = PAIRS[card]
+        matches[a] += 1
+        matches[b] += 1
+    return matches
+
+
+def advance(markers: list[int], matches: Sequence[int], order: Sequence[int]) -> list[int]:
+    """Score the colours of `order` one after the other, moving `markers` in place; the
+    column each marker started from, in that order.
+
+    The ceiling is looked at again before each colour, so the order can matter. It only
+    grows as markers move, so a marker is never past it and never moves back.
+    """
+    before: list[int] = []
+    for c in order:
+        before.append(markers[c])
+        markers[c] = min(markers[c] + matches[c], ceiling(markers, c))
+    return before
 
 
 class CardGame(GameState):
@@ -116,14 +140,17 @@ class CardGame(GameState):
 
     def _draw(self, seat: int, count: int, events: list[Event]) -> None:
         drawn = 0
+        self.rng.start_batch()  # into one hand, which is kept sorted
         for _ in range(count):
             if not any(self.deck):
                 if not any(self.discard):
                     break  # both empty: the hand stays short
                 self.deck, self.discard = self.discard, [0] * len(PAIRS)
                 events.append({"type": "reshuffle", "deck_size": sum(self.deck)})
+                self.rng.start_batch()  # another pool
             self.hands[seat].append(self._draw_one())
             drawn += 1
+        self.rng.end_batch()
         self.hands[seat].sort()
         if drawn:
             events.append({"type": "draw", "seat": seat, "count": drawn})
@@ -195,23 +222,22 @@ class CardGame(GameState):
             self.bonus_plays -= 1
         self.hands[seat].remove(card)
         markers = self.markers[seat]
+        order = (first, PAIRS[card][0] + PAIRS[card][1] - first)
+        matches = symbol_matches(chain.from_iterable(self.open_cards))
+        starts = advance(markers, matches, order)
         scores: list[dict[str, Any]] = []
         gained_bonus = 0
-        for c in (first, PAIRS[card][0] + PAIRS[card][1] - first):
-            matches = sum(c in PAIRS[o] for cards in self.open_cards for o in cards)
-            before = markers[c]
-            # The cap only grows, so a marker is never past it: `after >= before`.
-            after = min(before + matches, area_cap(min(markers)))
-            markers[c] = after
+        for c, before in zip(order, starts, strict=True):
+            after = markers[c]
             if after == LAST_COLUMN and before < LAST_COLUMN:
                 gained_bonus += 1
             scores.append(
                 {
                     "color": COLORS[c],
-                    "matches": matches,
+                    "matches": matches[c],
                     "from": before,
                     "to": after,
-                    "lost": matches - (after - before),
+                    "lost": matches[c] - (after - before),
                 }
             )
         # The card from the previous play is discarded and the new card moves up.
@@ -282,29 +308,66 @@ class CardGame(GameState):
         view["hand"] = self._names(self.hands[seat]) if seat is not None else []
         return view
 
+    def _load_view(self, view: View, rng: Rng) -> None:
+        """The cards the view does not show (60 less the own hand and every open card)
+        are dealt at random into the other hands by their sizes, then the deck by its
+        size; the rest is the discard pile. (A player with a perfect memory would know
+        more of the discard pile; a view does not.)"""
+        table = view["table"]
+        players = table["players"]
+        seat = view["viewer"]
+        self.markers = [list(p["markers"]) for p in players]
+        self.open_cards = [[CARD_INDEX[name] for name in p["open_cards"]] for p in players]
+        own = sorted(CARD_INDEX[name] for name in table["hand"])
+        unknown = [COPIES] * len(PAIRS)
+        for card in own + [c for cards in self.open_cards for c in cards]:
+            unknown[card] -= 1
+
+        def deal(count: int) -> list[int]:
+            cards = [rng.pick_weighted(unknown) for _ in range(count)]
+            for card in cards:
+                unknown[card] -= 1
+            return cards
+
+        self.hands = [own if p["seat"] == seat else sorted(deal(p["hand_size"])) for p in players]
+        self.deck = [0] * len(PAIRS)
+        for card in deal(table["deck_size"]):
+            self.deck[card] += 1
+        self.discard = unknown
+        self.current = view["to_move"] if view["to_move"] is not None else self.first_seat
+        self.phase = PLAY if table["phase"] == "over" else table["phase"]
+        self.bonus_plays = table["bonus_plays"]
+        self.winner = None
+
+    def counts(self) -> list[list[int]]:
+        return self.markers
+
+    def goal(self) -> int:
+        return GOAL_COLUMN
+
     def _round_data(self) -> dict[str, Any]:
         return {
-            "m": self.markers,
-            "h": self.hands,
-            "o": self.open_cards,
-            "d": self.deck,
-            "x": self.discard,
-            "t": self.current,
-            "p": self.phase,
-            "b": self.bonus_plays,
-            "w": self.winner,
+            "markers": self.markers,
+            "hands": self.hands,
+            "open_cards": self.open_cards,
+            "deck": self.deck,
+            "discard": self.discard,
+            "to_move": self.current,
+            "phase": self.phase,
+            "bonus_plays": self.bonus_plays,
+            "winner": self.winner,
         }
 
     def _load_round(self, data: Mapping[str, Any]) -> None:
-        self.markers = [list(m) for m in data["m"]]
-        self.hands = [list(h) for h in data["h"]]
-        self.open_cards = [list(o) for o in data["o"]]
-        self.deck = list(data["d"])
-        self.discard = list(data["x"])
-        self.current = data["t"]
-        self.phase = data["p"]
-        self.bonus_plays = data["b"]
-        self.winner = data["w"]
+        self.markers = [list(m) for m in data["markers"]]
+        self.hands = [list(h) for h in data["hands"]]
+        self.open_cards = [list(o) for o in data["open_cards"]]
+        self.deck = list(data["deck"])
+        self.discard = list(data["discard"])
+        self.current = data["to_move"]
+        self.phase = data["phase"]
+        self.bonus_plays = data["bonus_plays"]
+        self.winner = data["winner"]
 
     def _copy_round(self, other: Self) -> None:
         self.markers = [list(m) for m in other.markers]

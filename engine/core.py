@@ -1,165 +1,33 @@
-"""The interface every game shares, and the pieces they have in common.
+"""The interface every game shares: `GameState`, which runs a series of rounds.
 
 A game in progress is a `GameState`. It is changed only through `apply`, which
 returns a new state and the events the move caused and leaves the old state as
 it was. Moves, events and views are plain data (dicts of str, int, bool, lists)
 so that any transport can carry them; `view(seat)` is the one door to hidden
 information.
+
+For searches (bots, analysis) a state also offers, like OpenSpiel's game API, its
+chance outcomes (`chance_outcomes(move)`, and `apply(..., draws=...)` to follow one),
+and the determinisation of a view (`from_view(view, rng)`, `determinize(seat, rng)`):
+a full state consistent with what one seat sees, which knows nothing the view does
+not show.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
-COLORS: tuple[str, ...] = ("red", "green", "blue", "orange", "yellow", "purple")
-"""The six colours shared by the three games (the dice rulebook's "violet" is purple)."""
-
-COLOR_INDEX: dict[str, int] = {c: i for i, c in enumerate(COLORS)}
+from .chance import Outcome, enumerate_outcomes
+from .common import Event, IllegalMove, Move, Reason, View, rank_by
+from .rng import SEED_BYTES, Rng, ScriptedRng, new_seed
 
 MIN_SEATS = 2
 MAX_SEATS = 4
-SEED_BYTES = 16
-
-Move = Mapping[str, Any]
-"""A move: `{"type": ..., ...}`; the legal ones come from `GameState.legal_moves`."""
-
-Event = dict[str, Any]
-"""Something that happened: `{"type": ..., "seat": ..., ...}`. Events are public."""
-
-View = dict[str, Any]
-"""What one seat (or a spectator, seat None) may see of a game."""
-
-
-class IllegalMove(Exception):
-    """A move or request the rules do not allow; `reason` is a stable code."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
-
-
-class Reason:
-    """Stable, machine-readable reasons for refusing a move or a setup."""
-
-    NOT_YOUR_TURN = "NOT_YOUR_TURN"
-    GAME_OVER = "GAME_OVER"
-    MALFORMED_MOVE = "MALFORMED_MOVE"
-    UNKNOWN_MOVE = "UNKNOWN_MOVE"
-    WRONG_PHASE = "WRONG_PHASE"
-    BAD_SEAT = "BAD_SEAT"
-    BAD_OPTION = "BAD_OPTION"
-    UNKNOWN_GAME = "UNKNOWN_GAME"
-    BAD_COLOR = "BAD_COLOR"
-    # card game
-    CARD_NOT_IN_HAND = "CARD_NOT_IN_HAND"
-    SWAP_NOT_ALLOWED = "SWAP_NOT_ALLOWED"
-    # dice game
-    NO_REROLL_LEFT = "NO_REROLL_LEFT"
-    BAD_JOKER = "BAD_JOKER"
-    # tile game
-    NOTHING_TO_TAKE = "NOTHING_TO_TAKE"
-    RESERVE_EMPTY = "RESERVE_EMPTY"
-    ALTERNATIVE_NOT_ALLOWED = "ALTERNATIVE_NOT_ALLOWED"
-
-
-class Rng:
-    """Counter-based generator: draw `n` is BLAKE2b(seed, n).
-
-    The state keeps only the seed and the counter, so the same seed and the
-    same moves replay the same game, and nothing of the future is stored.
-    """
-
-    __slots__ = ("counter", "seed")
-
-    def __init__(self, seed: bytes, counter: int = 0) -> None:
-        self.seed = seed
-        self.counter = counter
-
-    def _next64(self) -> int:
-        digest = hashlib.blake2b(
-            self.counter.to_bytes(8, "little"), digest_size=8, key=self.seed
-        ).digest()
-        self.counter += 1
-        return int.from_bytes(digest, "little")
-
-    def below(self, n: int) -> int:
-        """A uniform integer in [0, n), by rejection so that no value is favoured."""
-        if n <= 0:
-            raise ValueError("below() needs a positive bound")
-        limit = (1 << 64) - (1 << 64) % n
-        while True:
-            x = self._next64()
-            if x < limit:
-                return x % n
-
-    def pick_weighted(self, counts: Sequence[int]) -> int:
-        """The index of one item drawn uniformly from a multiset given by counts."""
-        x = self.below(sum(counts))
-        for i, c in enumerate(counts):
-            if x < c:
-                return i
-            x -= c
-        raise AssertionError("unreachable: x < sum(counts)")
-
-
-def new_seed() -> bytes:
-    """A fresh secret seed of 128 bits."""
-    return secrets.token_bytes(SEED_BYTES)
-
-
-def seed_commitment(seed: bytes) -> str:
-    """The SHA-256 of a seed, published at creation and checked against it at the end."""
-    return hashlib.sha256(seed).hexdigest()
-
-
-def color(value: Any) -> int:
-    """The index of a colour name, or IllegalMove(BAD_COLOR)."""
-    if not isinstance(value, str) or value not in COLOR_INDEX:
-        raise IllegalMove(Reason.BAD_COLOR, f"unknown colour {value!r}; one of {COLORS}")
-    return COLOR_INDEX[value]
-
-
-def move_fields(move: Move, fields: Mapping[str, tuple[str, ...]]) -> str:
-    """Check a move's shape and return its type.
-
-    `fields` maps each move type to the fields it takes; a name ending in "?" may be
-    left out. Anything else, or a missing field, is MALFORMED_MOVE.
-    """
-    if not isinstance(move, Mapping):
-        raise IllegalMove(Reason.MALFORMED_MOVE, "a move is an object with a 'type'")
-    kind = move.get("type")
-    if not isinstance(kind, str) or kind not in fields:
-        raise IllegalMove(
-            Reason.UNKNOWN_MOVE, f"unknown move type {kind!r}; one of {sorted(fields)}"
-        )
-    required = {f for f in fields[kind] if not f.endswith("?")}
-    known = {"type", *required, *(f[:-1] for f in fields[kind] if f.endswith("?"))}
-    extra, missing = set(move) - known, required - set(move)
-    if extra or missing:
-        raise IllegalMove(
-            Reason.MALFORMED_MOVE,
-            f"{kind} takes {sorted(known - {'type'})}; "
-            f"unexpected: {sorted(extra)}, missing: {sorted(missing)}",
-        )
-    return kind
-
-
-def rank_by(keys: Mapping[int, list[int]]) -> dict[int, int]:
-    """Competition ranks (1, 2, 2, 4) for seats, higher keys first; equal keys share a rank."""
-    order = sorted(keys, key=lambda s: keys[s], reverse=True)
-    ranks: dict[int, int] = {}
-    for pos, seat in enumerate(order):
-        if pos and keys[seat] == keys[order[pos - 1]]:
-            ranks[seat] = ranks[order[pos - 1]]
-        else:
-            ranks[seat] = pos + 1
-    return ranks
+FORMAT = 2
+"""The version of `GameState.to_data`'s layout (1, with one-letter keys, had no number)."""
 
 
 class GameState(ABC):
@@ -230,6 +98,20 @@ class GameState(ABC):
     def _copy_round(self, other: Self) -> None:
         """Copy the round's state of `other` into self, sharing nothing mutable."""
 
+    @abstractmethod
+    def _load_view(self, view: View, rng: Rng) -> None:
+        """Set the round's state from a seat's view, dealing what it hides with `rng`."""
+
+    @abstractmethod
+    def counts(self) -> list[list[int]]:
+        """Per seat, its six counts in COLORS order, the numbers a round is won and ranked
+        by: the columns of its markers, the crosses in its rows, its tiles per colour."""
+
+    @abstractmethod
+    def goal(self) -> int:
+        """The count every colour must reach to win the round: column 7, every box of a
+        row, a line."""
+
     @classmethod
     def _check_options(cls, seats: int, options: dict[str, Any]) -> None:
         """Refuse options the game cannot play with (IllegalMove(BAD_OPTION)).
@@ -295,20 +177,43 @@ class GameState(ABC):
     def is_over(self) -> bool:
         return self.finished
 
-    def apply(self, seat: int, move: Move) -> tuple[Self, list[Event]]:
+    def apply(
+        self, seat: int, move: Move, draws: Sequence[int] | None = None
+    ) -> tuple[Self, list[Event]]:
         """The state after `seat` makes `move`, and the events it caused.
 
         Raises IllegalMove (with a stable reason) and leaves this state untouched
-        when the move is not allowed.
+        when the move is not allowed. `draws` makes the move with chance decided: the
+        `draws` of one of its `chance_outcomes` (any draws past them come from the
+        generator); ValueError if one of them cannot be drawn.
         """
+        if draws is None:
+            return self._apply_with(seat, move, None)
+        return self._apply_with(
+            seat, move, ScriptedRng(self.seed, self.rng.counter, tuple(draws), free=True)
+        )
+
+    def chance_outcomes(self, move: Move) -> list[Outcome[Self]]:
+        """Every way chance can go when the seat to move makes `move` now, with its
+        probability and the state and events it leads to (one outcome with no draws for
+        a move without chance). See `engine/chance.py`."""
+        return enumerate_outcomes(self, move)
+
+    def _apply_with(
+        self, seat: int, move: Move, rng: ScriptedRng | None
+    ) -> tuple[Self, list[Event]]:
         if self.finished:
             raise IllegalMove(Reason.GAME_OVER, "the game is over")
         if seat != self._to_move():
             raise IllegalMove(Reason.NOT_YOUR_TURN, f"it is seat {self._to_move()}'s turn")
         new = self.clone()
+        if rng is not None:
+            new.rng = rng
         events = new._apply(move)
         if new._round_over():
             events += new._finish_round()
+        if rng is not None:
+            new.rng = new.rng.plain()
         new.last_events = events
         return new, events
 
@@ -329,6 +234,8 @@ class GameState(ABC):
         if self.round + 1 < self.options["rounds"]:
             self.round += 1
             self.first_seat = (self.first_seat + 1) % self.seats
+            # The next deal is no outcome of this move: it comes from the seed.
+            self.rng = self.rng.plain()
             events += self._setup_round()
         else:
             self.finished = True
@@ -364,6 +271,20 @@ class GameState(ABC):
         }
         return view
 
+    @classmethod
+    def from_view(cls, view: View, rng: Rng) -> Self:
+        """A full state consistent with a seat's `view`: everything the view shows, and
+        what it hides (other hands, the deck, the discard pile; the seed) dealt at random
+        with `rng`. It shows that seat exactly `view`, and knows nothing more: a search
+        from it meets the future and the hidden cards of its own deal."""
+        self = cls._series_from({**view, "seed": rng.seed_bytes().hex(), "rng_counter": 0})
+        self._load_view(view, rng)
+        return self
+
+    def determinize(self, seat: int | None, rng: Rng) -> Self:
+        """A state `seat` cannot tell from this one: `from_view` of its view."""
+        return self.from_view(self.view(seat), rng)
+
     def clone(self) -> Self:
         new = self.__class__.__new__(self.__class__)
         new.seats = self.seats
@@ -381,19 +302,20 @@ class GameState(ABC):
     # ---- serialisation ----------------------------------------------------------
 
     def to_data(self) -> dict[str, Any]:
-        """The full state (seed included) as plain data."""
+        """The full state (seed included) as plain data; `from_data` is its inverse."""
         return {
-            "k": self.kind,
-            "n": self.seats,
-            "s": self.seed.hex(),
-            "c": self.rng.counter,
-            "o": {k: v for k, v in self.options.items() if v != self.option_defaults[k]},
-            "r": self.round,
-            "f": self.first_seat,
-            "p": self.points,
-            "x": self.finished,
-            "e": self.last_events,
-            "g": self._round_data(),
+            "format": FORMAT,
+            "game": self.kind,
+            "seats": self.seats,
+            "seed": self.seed.hex(),
+            "rng_counter": self.rng.counter,
+            "options": {k: v for k, v in self.options.items() if v != self.option_defaults[k]},
+            "round": self.round,
+            "first_seat": self.first_seat,
+            "points": self.points,
+            "finished": self.finished,
+            "last_events": self.last_events,
+            "table": self._round_data(),
         }
 
     def encode(self) -> bytes:
@@ -402,17 +324,24 @@ class GameState(ABC):
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Self:
+        self = cls._series_from(data)
+        self._load_round(data["table"])
+        return self
+
+    @classmethod
+    def _series_from(cls, data: Mapping[str, Any]) -> Self:
+        """A state with the series' part of `data` set (`to_data`'s keys; a view has the
+        same but for the seed and the generator's position)."""
         self = cls.__new__(cls)
-        self.seats = data["n"]
-        self.seed = bytes.fromhex(data["s"])
-        self.rng = Rng(self.seed, data["c"])
-        self.options = {**cls.option_defaults, **data["o"]}
-        self.round = data["r"]
-        self.first_seat = data["f"]
-        self.points = list(data["p"])
-        self.finished = data["x"]
-        self.last_events = data["e"]
-        self._load_round(data["g"])
+        self.seats = data["seats"]
+        self.seed = bytes.fromhex(data["seed"])
+        self.rng = Rng(self.seed, data["rng_counter"])
+        self.options = {**cls.option_defaults, **data["options"]}
+        self.round = data["round"]
+        self.first_seat = data["first_seat"]
+        self.points = list(data["points"])
+        self.finished = data["finished"]
+        self.last_events = data["last_events"]
         return self
 
     def __eq__(self, other: object) -> bool:

@@ -6,27 +6,20 @@ die of that colour in front of the other players, and a group of k >= 2 equal
 own dice may instead be used as a joker for k-1 crosses in one colour of the
 player's choice. A score sheet has `sum(sections)` boxes per colour; a section
 opens only when every colour has a cross in the section before it. Colours are
-kept as indices into COLORS.
+kept as indices into COLORS. In `chance_outcomes` a roll is one batch of draws, a
+colour index per die: each multiset of colours once, listed in colour order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from itertools import product
+from bisect import bisect_right
+from collections.abc import Collection, Mapping, Sequence
+from itertools import chain, product
 from typing import Any, ClassVar, Self
 
-from .core import (
-    COLORS,
-    Event,
-    GameState,
-    IllegalMove,
-    Move,
-    Reason,
-    View,
-    color,
-    move_fields,
-    rank_by,
-)
+from .common import COLORS, Event, IllegalMove, Move, Reason, View, color, move_fields, rank_by
+from .core import GameState
+from .rng import Rng
 
 DICE_PER_SEAT: dict[int, int] = {2: 4, 3: 3, 4: 2}
 REROLLS = 2
@@ -42,6 +35,9 @@ MOVE_FIELDS: dict[str, tuple[str, ...]] = {
     "score": ("jokers",),
 }
 JOKER_FIELDS = frozenset({"group", "color"})
+
+Counts = tuple[int, ...]
+"""Per colour, a number of dice or crosses."""
 
 # Choices for one joker-eligible group in `_legal_moves`: not used, or a target colour.
 GROUP_CHOICES: tuple[int | None, ...] = (None, *range(len(COLORS)))
@@ -60,6 +56,62 @@ def box_needs(sections: list[int]) -> tuple[int, ...]:
         needs += [need] * size
         need = start + 1
     return tuple(needs)
+
+
+def joker_groups(own: Sequence[int]) -> list[int]:
+    """The colours whose dice may be a joker, given the own dice as counts per colour:
+    those with two or more."""
+    return [c for c, n in enumerate(own) if n >= 2]
+
+
+def match_crosses(
+    own: Sequence[int], others: Sequence[int], jokers: Collection[int] = ()
+) -> list[int]:
+    """Per colour, the crosses a roll earns by matches: each own die whose group is not a
+    joker scores one for every die of its colour in front of the other players. Dice are
+    counts per colour."""
+    return [0 if c in jokers else n * others[c] for c, n in enumerate(own)]
+
+
+def joker_crosses(own: Sequence[int], group: int) -> int:
+    """The crosses of one colour a group of two or more equal dice gives as a joker."""
+    return own[group] - 1
+
+
+def crosses_owed(own: Sequence[int], others: Sequence[int], jokers: Mapping[int, int]) -> Counts:
+    """Per colour, the crosses a roll earns with `jokers` (group -> colour)."""
+    owed = match_crosses(own, others, jokers.keys())
+    for group, target in jokers.items():
+        owed[target] += joker_crosses(own, group)
+    return tuple(owed)
+
+
+def place_crosses(sheet: Sequence[int], owed: Sequence[int], needs: Sequence[int]) -> Counts:
+    """The sheet after placing what fits of `owed`: every cross that fits, until none does.
+
+    A cross only ever opens boxes, never closes one, so this loses the fewest crosses in
+    any order. The boxes open to every row are those whose need (`box_needs`, which never
+    decreases) the lowest row meets.
+    """
+    after = list(sheet)
+    left = list(owed)
+    while True:
+        limit = bisect_right(needs, min(after))
+        moved = False
+        for c, n in enumerate(left):
+            room = limit - after[c]
+            if n and room > 0:
+                step = min(n, room)
+                after[c] += step
+                left[c] -= step
+                moved = True
+        if not moved:
+            return tuple(after)
+
+
+def counts_of(dice: Sequence[int]) -> Counts:
+    """Dice (colour indices) as counts per colour."""
+    return tuple(map(dice.count, range(len(COLORS))))
 
 
 def _names(dice: list[int]) -> list[str]:
@@ -133,22 +185,19 @@ class DiceGame(GameState):
         ]
 
     def _roll(self, seat: int) -> None:
+        self.rng.start_batch()  # a roll's order changes no score
         self.dice[seat] = [self.rng.below(len(COLORS)) for _ in range(DICE_PER_SEAT[self.seats])]
+        self.rng.end_batch()
 
     # ---- turn -----------------------------------------------------------------------
 
     def _to_move(self) -> int:
         return self.current
 
-    def _groups(self) -> list[int]:
-        """Colours of the joker-eligible groups (two or more own dice), in COLORS order."""
-        own = self.dice[self.current]
-        return [c for c in range(len(COLORS)) if own.count(c) >= 2]
-
     def _legal_moves(self) -> list[dict[str, Any]]:
         if not self.rolled:
             return [{"type": "roll"}]
-        groups = self._groups()
+        groups = joker_groups(counts_of(self.dice[self.current]))
         moves: list[dict[str, Any]] = []
         for targets in product(GROUP_CHOICES, repeat=len(groups)):
             jokers = [
@@ -187,17 +236,19 @@ class DiceGame(GameState):
             }
         ]
 
-    def _parse_jokers(self, raw: Any) -> list[tuple[int, int]]:
-        """(group colour, target colour) pairs, checked against the dice just rolled."""
+    @staticmethod
+    def _parse_jokers(raw: Any, own: Counts) -> list[tuple[int, int]]:
+        """(group colour, target colour) pairs, checked against the dice just rolled
+        (`own`, as counts per colour)."""
         if not isinstance(raw, list):
             raise IllegalMove(Reason.MALFORMED_MOVE, "jokers is a list of {group, color}")
-        own = self.dice[self.current]
+        groups = joker_groups(own) if raw else []
         jokers: list[tuple[int, int]] = []
         for item in raw:
             if not isinstance(item, Mapping) or set(item) != JOKER_FIELDS:
                 raise IllegalMove(Reason.MALFORMED_MOVE, "a joker is {group, color}")
             group, target = color(item["group"]), color(item["color"])
-            if own.count(group) < 2:
+            if group not in groups:
                 raise IllegalMove(
                     Reason.BAD_JOKER, f"a joker needs two or more {COLORS[group]} dice"
                 )
@@ -210,22 +261,15 @@ class DiceGame(GameState):
         return jokers
 
     def _score(self, raw_jokers: Any) -> Event:
-        jokers = self._parse_jokers(raw_jokers)
         seat = self.current
-        own = self.dice[seat]
-        others = [0] * len(COLORS)
-        for s, dice in enumerate(self.dice):
-            if s != seat:
-                for c in dice:
-                    others[c] += 1
-        joker_groups = {g for g, _ in jokers}
-        pending = [0] * len(COLORS)
-        for c in own:
-            if c not in joker_groups:
-                pending[c] += others[c]
-        for g, t in jokers:
-            pending[t] += own.count(g) - 1
-        placed = self._cross(self.sheets[seat], pending)
+        own = counts_of(self.dice[seat])
+        jokers = self._parse_jokers(raw_jokers, own)
+        others = counts_of(list(chain.from_iterable(self.dice[:seat] + self.dice[seat + 1 :])))
+        owed = crosses_owed(own, others, dict(jokers))
+        before = self.sheets[seat]
+        after = place_crosses(before, owed, self.needs)
+        placed = [a - b for a, b in zip(after, before, strict=True)]
+        self.sheets[seat] = list(after)
         self.current = (seat + 1) % self.seats
         self.rolled = False
         self.rerolls_left = REROLLS
@@ -234,29 +278,8 @@ class DiceGame(GameState):
             "seat": seat,
             "jokers": [{"group": COLORS[g], "color": COLORS[t]} for g, t in jokers],
             "crosses": placed,
-            "lost": [p - x for p, x in zip(pending, placed, strict=True)],
+            "lost": [p - x for p, x in zip(owed, placed, strict=True)],
         }
-
-    def _cross(self, sheet: list[int], pending: list[int]) -> list[int]:
-        """Place what can be placed of `pending` on `sheet`; the crosses placed per colour.
-
-        A cross only ever opens boxes, never closes one, so placing whatever is
-        placeable until nothing is loses the fewest crosses in any order.
-        """
-        boxes = len(self.needs)
-        placed = [0] * len(COLORS)
-        progress = True
-        while progress:
-            progress = False
-            lowest = min(sheet)
-            for c in range(len(COLORS)):
-                while (
-                    placed[c] < pending[c] and sheet[c] < boxes and lowest >= self.needs[sheet[c]]
-                ):
-                    sheet[c] += 1
-                    placed[c] += 1
-                    progress = True
-        return placed
 
     # ---- end of a round -------------------------------------------------------------
 
@@ -286,22 +309,38 @@ class DiceGame(GameState):
             ],
         }
 
+    def _load_view(self, view: View, rng: Rng) -> None:
+        # Nothing is hidden but the future, which the new seed decides.
+        table = view["table"]
+        self.needs = box_needs(self.options["sections"])
+        self.dice = [[COLORS.index(c) for c in p["dice"]] for p in table["players"]]
+        self.sheets = [list(p["sheet"]) for p in table["players"]]
+        self.current = view["to_move"] if view["to_move"] is not None else self.first_seat
+        self.rolled = table["phase"] == "decide"
+        self.rerolls_left = table["rerolls_left"]
+
+    def counts(self) -> list[list[int]]:
+        return self.sheets
+
+    def goal(self) -> int:
+        return len(self.needs)
+
     def _round_data(self) -> dict[str, Any]:
         return {
-            "d": [list(d) for d in self.dice],
-            "h": [list(h) for h in self.sheets],
-            "t": self.current,
-            "a": self.rolled,
-            "l": self.rerolls_left,
+            "dice": [list(d) for d in self.dice],
+            "sheets": [list(h) for h in self.sheets],
+            "to_move": self.current,
+            "rolled": self.rolled,
+            "rerolls_left": self.rerolls_left,
         }
 
     def _load_round(self, data: Mapping[str, Any]) -> None:
         self.needs = box_needs(self.options["sections"])
-        self.dice = [list(d) for d in data["d"]]
-        self.sheets = [list(h) for h in data["h"]]
-        self.current = data["t"]
-        self.rolled = data["a"]
-        self.rerolls_left = data["l"]
+        self.dice = [list(d) for d in data["dice"]]
+        self.sheets = [list(h) for h in data["sheets"]]
+        self.current = data["to_move"]
+        self.rolled = data["rolled"]
+        self.rerolls_left = data["rerolls_left"]
 
     def _copy_round(self, other: Self) -> None:
         self.needs = other.needs

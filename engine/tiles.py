@@ -9,18 +9,19 @@ with a line of every colour wins the round.
 The reserve is kept as counts per colour: each draw picks uniformly from it with
 the game's generator, so the state holds no order and nothing of the future.
 Colours are indices into COLORS inside the state and names in moves, events and
-views.
+views. In `chance_outcomes` a draw is a colour index: the tile a reveal turns up, and
+the tiles that refill the centre (one batch).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar, Self
 
-from .core import (
+from .common import (
+    COLOR_INDEX,
     COLORS,
     Event,
-    GameState,
     IllegalMove,
     Move,
     Reason,
@@ -29,16 +30,15 @@ from .core import (
     move_fields,
     rank_by,
 )
+from .core import GameState
+from .rng import Rng
+from .tiles_progress import CENTRE_MIN, stuck
+from .tiles_rules import alternative_color, new_lines, over_limit, reveal_outcome, taken
 
 TILES_PER_COLOR = 21
-CENTRE_MIN = 3
-"""The check: the centre holds at least this many tiles at the start of every move."""
 LINE_LENGTH = 7
 LINE_LENGTH_FOUR_SEATS = 5
 MIN_LINE, MAX_LINE = 3, TILES_PER_COLOR
-
-Counts = tuple[int, ...]
-"""Counts per colour, as a hashable position in the search for progress."""
 
 MOVE_FIELDS: dict[str, tuple[str, ...]] = {
     "reveal": (),
@@ -51,50 +51,16 @@ def _names(colors: list[int]) -> list[str]:
     return [COLORS[c] for c in colors]
 
 
-def _missing(held: Sequence[int]) -> int | None:
-    """The colour an alternative move may take: the one strictly lowest in a collection."""
-    lowest = min(held)
-    return held.index(lowest) if held.count(lowest) == 1 else None
-
-
-def _less(counts: Counts, c: int) -> Counts:
-    return (*counts[:c], counts[c] - 1, *counts[c + 1 :])
-
-
-def _turn_ends(reserve: Counts, totals: Counts, lacks: Sequence[bool]) -> set[Counts] | None:
-    """The reserves a turn can leave without the mover gaining a colour it lacks, or None
-    when it can gain one. `totals` are the tiles of each colour outside the collections."""
-    centre = tuple(t - r for t, r in zip(totals, reserve, strict=True))
-    if any(r and m and lack for r, m, lack in zip(reserve, centre, lacks, strict=True)):
-        return None  # reveal such a tile: a success, and take it
-    ends: set[Counts] = set()
-    seen: set[frozenset[int]] = set()
-    stack: list[tuple[Counts, frozenset[int]]] = [(reserve, frozenset())]
-    while stack:
-        left, zone = stack.pop()
-        for c, n in enumerate(left):
-            if not n:
-                continue
-            drawn = _less(left, c)
-            if c in zone or not centre[c]:
-                ends.add(drawn)  # a failure: the zone goes to the centre
-                continue
-            grown = zone | {c}
-            # A take: all of the zone's colours are at a line, so everything taken goes back.
-            ends.add(tuple(totals[k] if k in grown else m for k, m in enumerate(drawn)))
-            if grown not in seen:
-                seen.add(grown)
-                stack.append((drawn, grown))
-    return ends
-
-
-def _refills(reserve: Counts, centre_size: int) -> set[Counts]:
-    """The reserves the check at the start of a move can leave."""
-    results = {reserve}
-    for _ in range(CENTRE_MIN - centre_size):
-        # The reserves of one step all hold the same number of tiles: all empty, or none.
-        results = {_less(r, c) for r in results for c, n in enumerate(r) if n} or results
-    return results
+def unseen(table: Mapping[str, Any]) -> list[int]:
+    """The reserve's make-up from a table view: 21 of each colour less every tile in sight
+    (centre, collection zone, collections). It is public; views show only its size."""
+    left = [TILES_PER_COLOR - n for n in table["centre"]]
+    for name in table["zone"]:
+        left[COLOR_INDEX[name]] -= 1
+    for p in table["players"]:
+        for c, n in enumerate(p["collection"]):
+            left[c] -= n
+    return left
 
 
 class TileGame(GameState):
@@ -153,13 +119,10 @@ class TileGame(GameState):
     def _to_move(self) -> int:
         return self.current
 
-    def _alternative_color(self, seat: int) -> int | None:
-        """The colour of the alternative move open to `seat`, if any (decision 5)."""
-        missing = _missing(self.collections[seat])
-        return missing if missing is not None and self.centre[missing] else None
-
     def _can_start(self, seat: int) -> bool:
-        return any(self.reserve) or self._alternative_color(seat) is not None
+        if any(self.reserve):
+            return True
+        return alternative_color(self.collections[seat], self.centre) is not None
 
     def _legal_moves(self) -> list[dict[str, Any]]:
         moves: list[dict[str, Any]] = []
@@ -168,7 +131,7 @@ class TileGame(GameState):
         if self.zone:
             moves.append({"type": "take"})
         else:
-            alternative = self._alternative_color(self.current)
+            alternative = alternative_color(self.collections[self.current], self.centre)
             if alternative is not None:
                 moves.append({"type": "alternative", "color": COLORS[alternative]})
         return moves
@@ -190,13 +153,7 @@ class TileGame(GameState):
         if not any(self.reserve):
             raise IllegalMove(Reason.RESERVE_EMPTY, "the reserve is empty: nothing to reveal")
         c = self._draw()
-        # A colour in the zone is also in the centre (it matched there), so conflict comes first.
-        if c in self.zone:
-            outcome = "conflict"
-        elif self.centre[c]:
-            outcome = "success"
-        else:
-            outcome = "no_match"
+        outcome = reveal_outcome(c, self.zone, self.centre)
         self.zone.append(c)
         events: list[Event] = [
             {"type": "reveal", "seat": self.current, "color": COLORS[c], "outcome": outcome}
@@ -212,9 +169,8 @@ class TileGame(GameState):
     def _take(self) -> list[Event]:
         if not self.zone:
             raise IllegalMove(Reason.NOTHING_TO_TAKE, "tiles may be taken only after a success")
-        tiles = [0] * len(COLORS)
-        for c in self.zone:  # the zone never holds a colour twice
-            tiles[c] = 1 + self.centre[c]
+        tiles = taken(self.zone, self.centre)
+        for c in self.zone:
             self.centre[c] = 0
         self.zone = []
         events: list[Event] = [{"type": "take", "seat": self.current, "tiles": tiles}]
@@ -226,7 +182,7 @@ class TileGame(GameState):
             raise IllegalMove(
                 Reason.WRONG_PHASE, "an alternative move replaces the first reveal of a move"
             )
-        allowed = self._alternative_color(self.current)
+        allowed = alternative_color(self.collections[self.current], self.centre)
         if c != allowed:
             hint = "none" if allowed is None else COLORS[allowed]
             raise IllegalMove(
@@ -246,7 +202,7 @@ class TileGame(GameState):
         seat = self.current
         held = self.collections[seat]
         line = self.line_length
-        lines = [c for c, n in enumerate(tiles) if held[c] < line <= held[c] + n]
+        lines = new_lines(held, tiles, line)
         for c, n in enumerate(tiles):
             held[c] += n
         if lines:
@@ -267,10 +223,12 @@ class TileGame(GameState):
     def _refill(self, events: list[Event]) -> None:
         """The check at the start of a move: fill the centre up to 3 while the reserve lasts."""
         added: list[int] = []
+        self.rng.start_batch()  # into the centre, kept as counts
         while sum(self.centre) < CENTRE_MIN and any(self.reserve):
             c = self._draw()
             self.centre[c] += 1
             added.append(c)
+        self.rng.end_batch()
         if added:
             events.append({"type": "refill", "colors": _names(added)})
 
@@ -279,7 +237,7 @@ class TileGame(GameState):
         seat = self.current
         held = self.collections[seat]
         line = self.line_length
-        back = [max(0, n - line) for n in held]
+        back = over_limit(held, line)
         if any(back):
             for c, n in enumerate(back):
                 held[c] -= n
@@ -302,52 +260,7 @@ class TileGame(GameState):
             self.current = (self.current + 1) % self.seats
 
     def _stuck(self) -> bool:
-        """Whether no sequence of moves and draws can bring any player nearer a line.
-
-        Asked between turns, after the check. Along such a sequence no bonus move arises
-        and collections are the same at every turn's end (a take of colours at a line all
-        goes back to the reserve), so a position is the reserve (the centre being the rest)
-        and the seat to move; the search visits each once.
-        """
-        line = self.line_length
-        mine = self.collections[self.current]
-        if self._alternative_color(self.current) is not None or any(
-            r and m and n < line for r, m, n in zip(self.reserve, self.centre, mine, strict=True)
-        ):
-            return False  # the usual case, quickly: the seat to move can gain a tile now
-        lacks = [[n < line for n in held] for held in self.collections]
-        lacking = [any(row[c] for row in lacks) for c in range(len(COLORS))]
-        if not any(r and lack for r, lack in zip(self.reserve, lacking, strict=True)) and all(
-            self._alternative_color(s) is None for s in range(self.seats)
-        ):
-            # Quickly too, where the search would try every spread of the colours nobody
-            # lacks: a colour out of the reserve between turns never gets back to it or to
-            # the centre, so only alternative moves could gain a lacking tile, and none can
-            # open (lowest colours stay put, their centre counts only fall).
-            return True
-        totals = tuple(r + c for r, c in zip(self.reserve, self.centre, strict=True))
-        missing = [_missing(held) for held in self.collections]
-        start = (tuple(self.reserve), self.current)
-        seen = {start}
-        stack = [start]
-        while stack:
-            reserve, seat = stack.pop()
-            alternative = missing[seat]
-            if alternative is not None and totals[alternative] > reserve[alternative]:
-                return False
-            if any(reserve):
-                ends = _turn_ends(reserve, totals, lacks[seat])
-                if ends is None:
-                    return False
-            else:
-                ends = {reserve}  # the seat passes
-            after = (seat + 1) % self.seats
-            for end in ends:
-                for refilled in _refills(end, sum(totals) - sum(end)):
-                    if (refilled, after) not in seen:
-                        seen.add((refilled, after))
-                        stack.append((refilled, after))
-        return True
+        return stuck(self.reserve, self.centre, self.collections, self.current, self.line_length)
 
     # ---- end of a round -----------------------------------------------------------
 
@@ -384,25 +297,42 @@ class TileGame(GameState):
             ],
         }
 
+    def _load_view(self, view: View, rng: Rng) -> None:
+        # Nothing is hidden but the order of the reserve, which the new seed decides.
+        table = view["table"]
+        self.reserve = unseen(table)
+        self.centre = list(table["centre"])
+        self.zone = [COLOR_INDEX[name] for name in table["zone"]]
+        self.collections = [list(p["collection"]) for p in table["players"]]
+        self.current = view["to_move"] if view["to_move"] is not None else self.first_seat
+        self.bonus_moves = table["bonus_moves"]
+        self.over = view["finished"]
+
+    def counts(self) -> list[list[int]]:
+        return self.collections
+
+    def goal(self) -> int:
+        return self.line_length
+
     def _round_data(self) -> dict[str, Any]:
         return {
-            "v": list(self.reserve),
-            "m": list(self.centre),
-            "z": list(self.zone),
-            "h": [list(held) for held in self.collections],
-            "t": self.current,
-            "b": self.bonus_moves,
-            "o": self.over,
+            "reserve": list(self.reserve),
+            "centre": list(self.centre),
+            "zone": list(self.zone),
+            "collections": [list(held) for held in self.collections],
+            "to_move": self.current,
+            "bonus_moves": self.bonus_moves,
+            "over": self.over,
         }
 
     def _load_round(self, data: Mapping[str, Any]) -> None:
-        self.reserve = list(data["v"])
-        self.centre = list(data["m"])
-        self.zone = list(data["z"])
-        self.collections = [list(held) for held in data["h"]]
-        self.current = data["t"]
-        self.bonus_moves = data["b"]
-        self.over = data["o"]
+        self.reserve = list(data["reserve"])
+        self.centre = list(data["centre"])
+        self.zone = list(data["zone"])
+        self.collections = [list(held) for held in data["collections"]]
+        self.current = data["to_move"]
+        self.bonus_moves = data["bonus_moves"]
+        self.over = data["over"]
 
     def _copy_round(self, other: Self) -> None:
         self.reserve = list(other.reserve)

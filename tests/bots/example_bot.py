@@ -4,24 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from genial.bots import KITS
-from genial.engine import Move, Rng, View
+from genial.engine import Move, Rng, View, from_view
 
 
 class LookaheadBot:
-    """Tries every legal move on one state sampled from its view and keeps the move
+    """Tries every legal move on one state dealt from its view and keeps the move
     that leaves its own counts highest, the lowest first."""
 
     def __init__(self, kind: str, seed: bytes) -> None:
-        self.kit = KITS[kind]
         self.rng = Rng(seed)  # its own generator: reproducible, and never the global one
 
     def choose(self, view: View, legal_moves: Sequence[Move]) -> Move:
         seat = view["viewer"]
-        state = self.kit.sample(view, self.rng)  # a full game consistent with the view
+        state = from_view(view, self.rng)  # a full game consistent with the view
 
         def outcome(move: Move) -> list[int]:
             after, _events = state.apply(seat, move)  # a new state; `state` is unchanged
-            return sorted(self.kit.rows(after)[seat])
+            return sorted(after.counts()[seat])
 
         return max(legal_moves, key=outcome)

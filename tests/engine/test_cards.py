@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from genial.engine import COLORS, CardGame, IllegalMove, Reason, decode, new_game
-from genial.engine.cards import CARD_INDEX, CARD_NAMES, COPIES, PAIRS, area_cap
+from genial.engine.cards import CARD_INDEX, CARD_NAMES, COPIES, PAIRS, area_cap, ceiling
 
 SEED = bytes(range(16))
 
@@ -94,8 +94,53 @@ def test_area_caps() -> None:
     assert [area_cap(low) for low in range(11)] == [3, 6, 6, 6, 10, 10, 10, 10, 10, 10, 10]
 
 
-def test_order_of_symbols_matters_because_the_lowest_marker_is_looked_at_again() -> None:
-    """Scoring red first lifts the lowest marker and so the cap for green."""
+def test_a_marker_alone_at_the_bottom_climbs_one_area_past_the_others() -> None:
+    """Yellow alone at column 3, the other five at 6, four yellow matches: the ceiling comes
+    from the OTHER markers (lowest 6 -> column 10), so yellow goes to 7."""
+    game = table(
+        hands={0: ["red_yellow"]},
+        open_cards={
+            0: ["yellow_purple"],
+            1: ["green_yellow"],
+            2: ["blue_yellow"],
+            3: ["orange_yellow"],
+        },
+        markers={0: {"red": 6, "green": 6, "blue": 6, "orange": 6, "yellow": 3, "purple": 6}},
+    )
+    after, events = play(game, "red_yellow", "yellow")
+    yellow = events[0]["scores"][0]
+    assert (yellow["color"], yellow["matches"], yellow["from"], yellow["to"]) == ("yellow", 4, 3, 7)
+    assert yellow["lost"] == 0
+    assert after.markers[0][col("yellow")] == 7
+
+
+def test_a_marker_alone_in_column_zero_may_reach_column_four() -> None:
+    """Red alone at 0, the others in 1-3, four red matches: red goes to 4, not 3."""
+    game = table(
+        hands={0: ["red_purple"]},
+        open_cards={0: ["red_green"], 1: ["red_blue"], 2: ["red_orange"], 3: ["red_yellow"]},
+        markers={0: {"red": 0, "green": 1, "blue": 3, "orange": 2, "yellow": 1, "purple": 3}},
+    )
+    after, events = play(game, "red_purple", "red")
+    red, purple = events[0]["scores"]
+    assert (red["matches"], red["from"], red["to"], red["lost"]) == (4, 0, 4, 0)
+    # Purple scores nothing: no open card shows it.
+    assert (purple["matches"], purple["to"]) == (0, 3)
+    assert after.markers[0][col("red")] == 4
+
+
+def test_ceiling_looks_at_the_other_five_markers() -> None:
+    markers = [0, 2, 5, 3, 1, 2]
+    assert [ceiling(markers, c) for c in range(6)] == [6, 3, 3, 3, 3, 3]
+    assert ceiling([4, 7, 7, 7, 7, 7], 0) == 10
+    assert ceiling([4, 3, 7, 7, 7, 7], 0) == 6
+
+
+def test_order_of_symbols_matters_because_the_ceiling_is_looked_at_again() -> None:
+    """Scoring red first lifts red out of column 0 and so the ceiling for green.
+
+    (Corrected with issue 14: under the earlier note, which took the lowest marker
+    including the one moving, red stopped at 3 in both orders.)"""
     setup = {
         "hands": {0: ["red_green", "blue_purple"]},
         "open_cards": {0: ["red_green"], 1: ["red_green"], 2: ["red_green"], 3: ["red_blue"]},
@@ -103,10 +148,11 @@ def test_order_of_symbols_matters_because_the_lowest_marker_is_looked_at_again()
     }
     red_first, _ = play(table(**setup), "red_green", "red")  # type: ignore[arg-type]
     green_first, _ = play(table(**setup), "red_green", "green")  # type: ignore[arg-type]
-    # Red first: red 0 -> 3 (cap 3), then the lowest is 1, so green 3 -> 6 (cap 6).
-    assert red_first.markers[0][:2] == [3, 6]
-    # Green first: the lowest is still red at 0, so green stays at 3; then red 0 -> 3.
-    assert green_first.markers[0][:2] == [3, 3]
+    # Red first: the others' lowest is 1 (ceiling 6), red 0 -> 4; then green's others'
+    # lowest is 1 too, so green 3 -> 6.
+    assert red_first.markers[0][:2] == [4, 6]
+    # Green first: red still at 0 caps green at 3; then red 0 -> 4.
+    assert green_first.markers[0][:2] == [4, 3]
 
 
 def test_played_card_does_not_score_itself_and_counts_once_per_colour() -> None:
@@ -171,6 +217,23 @@ def test_marker_reaching_ten_gives_a_bonus_play_before_drawing() -> None:
     assert after2.discard[card("red_blue")] == 1
     assert after2.current == 1
     assert len(after2.hands[0]) == 6
+
+
+def test_a_bonus_play_is_compulsory() -> None:
+    """German: "bist sofort noch einmal am Zug" (the English "may" is not followed): in
+    the bonus phase the only legal moves are plays; neither a swap nor ending the turn."""
+    game = table(
+        hands={0: ["red_green", "blue_orange", "blue_purple"]},
+        open_cards={0: ["red_blue"], 1: ["red_orange"], 2: ["blue_orange"], 3: ["blue_yellow"]},
+        markers={0: {"red": 8, "green": 9, "blue": 6, "orange": 6, "yellow": 5, "purple": 4}},
+    )
+    after, _ = play(game, "red_green", "red")
+    assert after.phase == "bonus"
+    assert {m["type"] for m in after.legal_moves()} == {"play"}
+    for refused_move in ({"type": "swap"}, {"type": "decline_swap"}):
+        with pytest.raises(IllegalMove) as err:
+            after.apply(0, refused_move)
+        assert err.value.reason == Reason.SWAP_NOT_ALLOWED
 
 
 def test_two_markers_reaching_ten_give_two_bonus_plays() -> None:
@@ -344,6 +407,12 @@ def test_a_series_of_rounds_rotates_the_first_player_and_adds_lowest_markers() -
     assert conserved(after) == 60
 
 
+def test_a_series_ranks_by_total_points_and_equal_totals_share_a_rank() -> None:
+    game = new_game("cards", 3, SEED, {"rounds": 2})
+    game.points = [5, 5, 3]
+    assert [row["rank"] for row in game.standings()] == [1, 1, 3]
+
+
 def test_views_show_only_the_viewers_hand() -> None:
     game = new_game("cards", 3, SEED)
     view = game.view(1)
@@ -374,6 +443,8 @@ def test_cards_are_conserved_and_markers_stay_in_two_adjacent_areas(seats: int, 
         assert conserved(game) == 60
         for markers in game.markers:
             assert all(0 <= m <= 10 for m in markers)
+            # Each marker within the ceiling of the other five, hence all within two areas.
+            assert all(m <= ceiling(markers, c) for c, m in enumerate(markers))
             assert max(markers) <= area_cap(min(markers))
         assert all(len(h) <= 6 for h in game.hands)
 

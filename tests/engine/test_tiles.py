@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from genial.engine import COLORS, IllegalMove, Reason, Rng, TileGame, decode, new_game
+from genial.engine.tiles_rules import alternative_color
 
 SEED = bytes(range(16))
 TOTAL = 126
@@ -631,10 +632,10 @@ def assert_no_progress_possible(final: TileGame, seed: int) -> None:
     """Play on past a round ended for lack of progress: no capped count ever rises."""
     line = final.line_length
     if not any(final.reserve):
-        assert all(final._alternative_color(s) is None for s in range(final.seats))
+        assert all(alternative_color(held, final.centre) is None for held in final.collections)
         return  # nobody has a move at all
     data = final.to_data()
-    game = Endless.from_data({**data, "x": False, "g": {**data["g"], "o": False}})
+    game = Endless.from_data({**data, "finished": False, "table": {**data["table"], "over": False}})
     before = [[min(n, line) for n in held] for held in game.collections]
     rnd = random.Random(seed)
     for _ in range(100):

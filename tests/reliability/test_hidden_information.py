@@ -218,23 +218,23 @@ def perturbed(state: engine.GameState, seat: int | None, rnd: random.Random) -> 
     """The same game as `seat` knows it, with all it may not know dealt anew: another seed
     and generator position and, in the card game, other hands of the same sizes."""
     data = copy.deepcopy(state.to_data())  # to_data shares the state's lists
-    data["s"] = rnd.randbytes(engine.core.SEED_BYTES).hex()
-    data["c"] = rnd.randrange(10_000)
+    data["seed"] = rnd.randbytes(engine.core.SEED_BYTES).hex()
+    data["rng_counter"] = rnd.randrange(10_000)
     if state.kind == "cards":
-        rnd_data = data["g"]
+        rnd_data = data["table"]
         others = [s for s in range(state.seats) if s != seat]
-        pool = list(rnd_data["d"])
+        pool = list(rnd_data["deck"])
         for s in others:
-            for card in rnd_data["h"][s]:
+            for card in rnd_data["hands"][s]:
                 pool[card] += 1
         for s in others:
             hand = []
-            for _ in rnd_data["h"][s]:
+            for _ in rnd_data["hands"][s]:
                 card = rnd.choices(range(len(pool)), weights=pool)[0]
                 pool[card] -= 1
                 hand.append(card)
-            rnd_data["h"][s] = sorted(hand)
-        rnd_data["d"] = pool
+            rnd_data["hands"][s] = sorted(hand)
+        rnd_data["deck"] = pool
     return type(state).from_data(data)
 
 

@@ -25,7 +25,7 @@ from .credentials import Principal
 from .errors import ApiError, Reason
 from .games import load
 from .history import Replay, replay_at
-from .log_entries import decode_join, decode_move
+from .log_entries import decode_join, decode_move, decode_resign, is_join, is_move
 from .records import GameMeta
 from .settings import Settings
 from .store import Entry, EntryId, GameLogs, GameStore
@@ -61,9 +61,13 @@ class Walk:
 
     def step(self, entry: Entry) -> Step:
         replay = self.replay
-        if entry.id[0]:
+        events: list[engine.Event]
+        if is_move(entry.id):
             replay = Replay(replay.kind, replay.version, replay.state, list(replay.away))
             events = replay.advance(entry.id[0], decode_move(replay.kind, entry.data))
+            self.shown = replay.meta(self.meta)
+        elif not is_join(entry.id, self.meta.seats):  # a seat resigned
+            events = [{"type": "seat_resigned", "seat": decode_resign(entry.data).seat}]
             self.shown = replay.meta(self.meta)
         else:
             join = decode_join(entry.data)

@@ -61,6 +61,8 @@ from genial.service.store.redis import RedisStore, unpack_record
 from genial.v1 import dice_pb2, types_pb2
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
+from genial.v1 import player_service_pb2 as player_pb
+from genial.v1 import player_service_pb2_grpc as player_grpc
 
 from . import bench_worker, cluster, httpclient, profiling
 
@@ -69,6 +71,8 @@ TRANSPORT_LABEL = {"grpc": "grpc", "rest": "http"}
 """The `transport` label of the servers' histograms for each way the generator calls."""
 ELSEWHERE = "MakeMove, each on another worker"
 """Moves of a game sent to the workers in turn: no worker has the game's last record."""
+PLAYER_MOVE = "MakeMove, a player's JWT"
+"""Moves made with players' access tokens (guest sessions) instead of seat tokens."""
 MAKE_MOVE_GRPC = f"/{api.DESCRIPTOR.services_by_name['GameService'].full_name}/MakeMove"
 EMPTY_GRPC = bench_worker.GRPC_METHOD
 EMPTY_PATH = bench_worker.HTTP_PATH
@@ -320,6 +324,35 @@ class Games:
                 return await self.new()
 
         return list(await asyncio.gather(*(one() for _ in range(count))))
+
+
+class PlayerGames(Games):
+    """Games whose two seats are players' (guest sessions): moves carry their JWTs."""
+
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        super().__init__(channel)
+        self.players = player_grpc.PlayerServiceStub(channel)
+
+    async def new(self) -> Game:
+        created = await self.stub.CreateGame(
+            api.CreateGameRequest(
+                kind=types_pb2.GAME_KIND_DICE, seats=2, options=types_pb2.GameOptions(rounds=ROUNDS)
+            )
+        )
+        tokens = []
+        view = created.view
+        for seat in range(2):
+            signed_in = await self.players.CreateSession(
+                player_pb.CreateSessionRequest(
+                    device_id=secrets.token_urlsafe(24), display_name=f"bench {seat}"
+                )
+            )
+            tokens.append(signed_in.session.access_token)
+            joined = await self.stub.JoinGame(
+                api.JoinGameRequest(game_id=created.game_id), metadata=bearer(tokens[-1])
+            )
+            view = joined.view
+        return Game(created.game_id, tokens, view.to_move)
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
@@ -604,6 +637,7 @@ class Clients:
         ]
         self.connections: list[httpclient.Connection] = []
         self.games = Games(self.channels[0])
+        self.player_games = PlayerGames(self.channels[0])
 
     def channel(self, slot: int) -> grpc.aio.Channel:
         return self.channels[slot % len(self.channels)]
@@ -631,6 +665,11 @@ async def slots_for(kind: str, clients: Clients, count: int) -> list[Slot]:
         return [GrpcEmpty(clients.channel(i)) for i in range(count)]
     if kind == "rest empty":
         return [RestEmpty(conn) for conn in await clients.reconnect(count)]
+    if kind == "grpc move player":
+        played = await clients.player_games.many(count)
+        return [
+            GrpcMove([clients.channel(i)], g, clients.player_games) for i, g in enumerate(played)
+        ]
     games = await clients.games.many(count)
     if kind == "grpc move":
         return [GrpcMove([clients.channel(i)], g, clients.games) for i, g in enumerate(games)]
@@ -729,7 +768,8 @@ class Session:
     async def once(self, transport: str, call: str, rate: float | None = None) -> Result:
         """One window of one kind of call: at peak, or at `rate` when given."""
         slots = self.options.concurrency
-        kind = f"{transport} " + {"Empty": "empty", ELSEWHERE: "move elsewhere"}.get(call, "move")
+        kinds = {"Empty": "empty", ELSEWHERE: "move elsewhere", PLAYER_MOVE: "move player"}
+        kind = f"{transport} " + kinds.get(call, "move")
         calls = await slots_for(kind, self.clients, slots)
         if rate is None:
             measured = await closed_loop(calls, self.probe, self.options.window)
@@ -780,15 +820,19 @@ async def measure_service(
     options = session.options
     results: list[Result] = []
     for transport in ("grpc", "rest"):
-        empties, peaks = [], []
+        empties, peaks, players = [], [], []
         for _ in range(options.rounds):
             empties.append(await session.once(transport, "Empty"))
             peaks.append(await session.once(transport, "MakeMove"))
+            if transport == "grpc":
+                players.append(await session.once(transport, PLAYER_MOVE))
         peak = median(peaks)
         halves = [
             await session.once(transport, "MakeMove", peak.rate / 2) for _ in range(options.rounds)
         ]
         results += [median(empties), peak, median(halves)]
+        if players:
+            results.append(median(players))
         if transport == "grpc" and len(session.deployment.workers) > 1:
             elsewhere = [await session.once(transport, ELSEWHERE) for _ in range(options.rounds)]
             results.append(median(elsewhere))
@@ -1076,7 +1120,8 @@ def report(data: dict[str, Any]) -> str:
         "| --- | --- | ---: | ---: | --- |",
     ]
     for r in rows:
-        if r["call"] not in ("MakeMove", ELSEWHERE) or r["mode"] != "peak" or r["store"] != "redis":
+        moves = ("MakeMove", ELSEWHERE, PLAYER_MOVE)
+        if r["call"] not in moves or r["mode"] != "peak" or r["store"] != "redis":
             continue
         empty = _find(rows, r["transport"], "Empty", r["workers"])
         latency = "-"
@@ -1084,8 +1129,12 @@ def report(data: dict[str, Any]) -> str:
             half = _find(rows, r["transport"], "MakeMove", r["workers"], "half")
             server_p99 = f"{half['server']['p99']:.2f} ms" if half["server"] else "-"
             latency = f"{half['client']['p99']:.2f} ms / {server_p99}"
-        elsewhere = " (each move on another worker)" if r["call"] == ELSEWHERE else ""
-        transport = r["transport"] + elsewhere
+        notes = {ELSEWHERE: " (each move on another worker)", PLAYER_MOVE: " (a player's JWT)"}
+        transport = r["transport"] + notes.get(r["call"], "")
+        if r["call"] == PLAYER_MOVE:
+            seat = _find(rows, r["transport"], "MakeMove", r["workers"])
+            ratio = r["worker_cpu_ms"] / seat["worker_cpu_ms"]
+            latency = f"worker CPU a call {ratio:.2f}x a seat token's"
         lines.append(
             f"| {transport} | {r['workers']} | {r['rate'] / empty['rate']:.2f} | "
             f"{empty['worker_cpu_ms'] / r['worker_cpu_ms']:.2f} | {latency} |"

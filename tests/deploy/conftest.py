@@ -89,9 +89,13 @@ def container_ports(container: dict[str, Any]) -> dict[str, int]:
 
 def secret_refs(r: Rendered) -> dict[str, tuple[str, str]]:
     """The Secret keys the values name, by the variable that should carry each: the URL
-    unless the chart runs Redis, the password in every mode, the Sentinels' in Sentinel's."""
+    unless the chart runs Redis, the password in every mode, the Sentinels' in Sentinel's,
+    the players' session keys."""
     redis = r.values["redis"]
-    refs = [("GENIAL_REDIS_PASSWORD", redis["auth"])]
+    refs = [
+        ("GENIAL_REDIS_PASSWORD", redis["auth"]),
+        ("GENIAL_SESSION_KEYS", r.values["players"]["sessionKeys"]),
+    ]
     if not redis["enabled"]:
         refs.append(("GENIAL_REDIS_URL", redis))
     if redis["mode"] == "sentinel":

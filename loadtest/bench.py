@@ -309,12 +309,16 @@ class Games:
         tokens = []
         view = created.view
         for seat in range(2):
-            joined = await self.stub.JoinGame(
-                api.JoinGameRequest(game_id=created.game_id, display_name=f"bench {seat}")
-            )
-            tokens.append(joined.player_token)
-            view = joined.view
+            token, view = await self.take_seat(created.game_id, seat)
+            tokens.append(token)
         return Game(created.game_id, tokens, view.to_move)
+
+    async def take_seat(self, game_id: str, seat: int) -> tuple[str, types_pb2.GameView]:
+        """The token a move of the seat carries, and the view after it was taken."""
+        joined = await self.stub.JoinGame(
+            api.JoinGameRequest(game_id=game_id, display_name=f"bench {seat}")
+        )
+        return joined.player_token, joined.view
 
     async def many(self, count: int) -> list[Game]:
         gate = asyncio.Semaphore(SETUP_CONCURRENCY)
@@ -333,26 +337,17 @@ class PlayerGames(Games):
         super().__init__(channel)
         self.players = player_grpc.PlayerServiceStub(channel)
 
-    async def new(self) -> Game:
-        created = await self.stub.CreateGame(
-            api.CreateGameRequest(
-                kind=types_pb2.GAME_KIND_DICE, seats=2, options=types_pb2.GameOptions(rounds=ROUNDS)
+    async def take_seat(self, game_id: str, seat: int) -> tuple[str, types_pb2.GameView]:
+        signed_in = await self.players.CreateSession(
+            player_pb.CreateSessionRequest(
+                device_id=secrets.token_urlsafe(24), display_name=f"bench {seat}"
             )
         )
-        tokens = []
-        view = created.view
-        for seat in range(2):
-            signed_in = await self.players.CreateSession(
-                player_pb.CreateSessionRequest(
-                    device_id=secrets.token_urlsafe(24), display_name=f"bench {seat}"
-                )
-            )
-            tokens.append(signed_in.session.access_token)
-            joined = await self.stub.JoinGame(
-                api.JoinGameRequest(game_id=created.game_id), metadata=bearer(tokens[-1])
-            )
-            view = joined.view
-        return Game(created.game_id, tokens, view.to_move)
+        token = signed_in.session.access_token
+        joined = await self.stub.JoinGame(
+            api.JoinGameRequest(game_id=game_id), metadata=bearer(token)
+        )
+        return token, joined.view
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:

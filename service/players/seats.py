@@ -59,30 +59,41 @@ class Seats:
                 raise ApiError(engine.Reason.GAME_OVER, "the game is over")
             if not meta.is_resigned(seat):
                 meta.resign(seat)
-                due = self.followups.intent(meta)
-                after = Record(
-                    record.state, records.encode_meta(meta), record.version, record.rev + 1
-                )
-                result = await self.store.write(
-                    request.game_id,
-                    Write(
-                        expected_rev=record.rev,
-                        state=record.state,
-                        version=record.version,
-                        entry_id=meta.resign_entry_id(record.version),
-                        entry=encode_resign(ResignEntry(seat)),
-                        meta=after.meta,
-                        ttl=self.settings.idle_ttl,
-                        follow_up=due,
-                    ),
-                )
-                if not result.ok:
+                entry = (meta.resign_entry_id(record.version), encode_resign(ResignEntry(seat)))
+                if not await self._rewrite(request.game_id, record, meta, entry):
                     continue
-                self.followups.written(request.game_id, due, record, after, state)
                 await self.turns.after_move(request.game_id, meta, state)
             view = game_view(request.game_id, meta, record.version, state, seat)
             return api.ResignResponse(view=view)
         raise ApiError(Reason.CONTENTION, "too many writes at once; retry")
+
+    async def _rewrite(
+        self,
+        game_id: str,
+        record: Record,
+        meta: GameMeta,
+        entry: tuple[tuple[int, int], bytes] | None,
+    ) -> bool:
+        """Compare-and-set the game's metadata (and a log entry, if any) on `record`, its
+        state and version as they are; False if another write came first."""
+        due = self.followups.intent(meta)
+        after = Record(record.state, records.encode_meta(meta), record.version, record.rev + 1)
+        result = await self.store.write(
+            game_id,
+            Write(
+                expected_rev=record.rev,
+                state=record.state,
+                version=record.version,
+                entry_id=entry[0] if entry else None,
+                entry=entry[1] if entry else b"",
+                meta=after.meta,
+                ttl=self.settings.finished_ttl if meta.finished else self.settings.idle_ttl,
+                follow_up=due,
+            ),
+        )
+        if result.ok:
+            self.followups.written(game_id, due, record, after, engine.decode(record.state))
+        return result.ok
 
     async def rematch(self, request: api.RematchRequest, caller: Principal) -> api.RematchResponse:
         for _ in range(MAX_ATTEMPTS):
@@ -96,24 +107,7 @@ class Seats:
             now = time.time()
             for player in _players(meta):  # hints before the write, as for a join
                 await self.store.add_my_game(player, meta.rematch, now, self.settings.player_ttl)
-            due = self.followups.intent(meta)
-            after = Record(record.state, records.encode_meta(meta), record.version, record.rev + 1)
-            result = await self.store.write(
-                request.game_id,
-                Write(
-                    expected_rev=record.rev,
-                    state=record.state,
-                    version=record.version,
-                    entry_id=None,
-                    entry=b"",
-                    meta=after.meta,
-                    ttl=self.settings.finished_ttl,
-                    follow_up=due,
-                ),
-            )
-            if result.ok:
-                state = engine.decode(record.state)
-                self.followups.written(request.game_id, due, record, after, state)
+            if await self._rewrite(request.game_id, record, meta, None):
                 break
         else:
             raise ApiError(Reason.CONTENTION, "too many writes at once; retry")

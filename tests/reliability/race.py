@@ -383,10 +383,7 @@ def check_listings(client: ApiClient, tables: list[Table], listings: list[Listin
     """Every listing showed the game as it truly was at a version between the reads around
     it: never a stale state. (After the race, every game is over: its history replays from
     the revealed seed to the listed version.)"""
-    histories = {
-        t.game_id: client.call("GetHistory", api.GetHistoryRequest(game_id=t.game_id))
-        for t in tables
-    }
+    histories = {t.game_id: whole_history(client, t.game_id) for t in tables}
     kinds = {t.game_id: t.kind for t in tables}
     for listing in listings:
         assert listing.before <= listing.version <= listing.after, listing

@@ -77,6 +77,13 @@ class Written:
     state: engine.GameState
     moves: list[PlayedMove]
 
+    def then(self, later: Written) -> Written | None:
+        """This write and a `later` one that followed it on the same record, as one; None
+        if another write came between them."""
+        if later.before.rev != self.after.rev:
+            return None
+        return Written(self.before, later.after, later.state, self.moves + later.moves)
+
     def change(self, game_id: str) -> Change:
         return Change(
             game_id,
@@ -100,6 +107,8 @@ class FollowUps:
         self.consumers: list[Consumer] = []
         self._running: dict[str, asyncio.Task[None]] = {}
         self._again: dict[str, tuple[float, Written | None]] = {}
+        """Writes made while the game's follow-ups were running: the latest due, and the
+        writes as one (None if they cannot be joined)."""
         self._marks: OrderedDict[str, int] = OrderedDict()
         """The rev of the mark this worker last set, by game (a hint, bounded)."""
         self._kill_after = int(os.environ.get(KILL_AFTER_WRITE, "0"))
@@ -125,12 +134,15 @@ class FollowUps:
         not wait for them)."""
         if not due:
             return
-        known = Written(before, after, state, list(moves))
+        known: Written | None = Written(before, after, state, list(moves))
         if self._kill_after:
             self._kill_after -= 1
             if not self._kill_after:
                 os.kill(os.getpid(), signal.SIGKILL)
         if game_id in self._running:  # the running one goes again for this write
+            if game_id in self._again:
+                earlier = self._again[game_id][1]
+                known = earlier.then(known) if earlier is not None and known else None
             self._again[game_id] = (due, known)
             return
         self._running[game_id] = asyncio.create_task(self._follow(game_id, due, known))

@@ -118,7 +118,11 @@ def worker_environ(r: Rendered, redis_url: str, secret: str = "s3cret") -> dict[
         else:
             ref = var["valueFrom"]["secretKeyRef"]
             assert (ref["name"], ref["key"]) == refs[var["name"]], var
-            environ[var["name"]] = redis_url if var["name"] == "GENIAL_REDIS_URL" else secret
+            environ[var["name"]] = {
+                "GENIAL_REDIS_URL": redis_url,
+                # Session keys are "kid:secret", the secret of 32+ characters.
+                "GENIAL_SESSION_KEYS": f"k1:{secret * 32}",
+            }.get(var["name"], secret)
     return environ
 
 

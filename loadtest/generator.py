@@ -24,6 +24,8 @@ from .windows import Measured, Window, closed_loop, open_loop
 TRANSPORT_LABEL = {"grpc": "grpc", "rest": "http"}
 """The `transport` label of the servers' histograms for each way the generator calls."""
 ELSEWHERE = "MakeMove, each on another worker"
+PLAYER_MOVE = "MakeMove, a player's JWT"
+"""Moves made with players' access tokens (guest sessions) instead of seat tokens."""
 """Moves of a game sent to the workers in turn: no worker has the game's last record."""
 
 
@@ -171,7 +173,8 @@ class Session:
     async def once(self, transport: str, call: str, rate: float | None = None) -> Result:
         """One window of one kind of call: at peak, or at `rate` when given."""
         slots = self.options.concurrency
-        kind = f"{transport} " + {"Empty": "empty", ELSEWHERE: "move elsewhere"}.get(call, "move")
+        kinds = {"Empty": "empty", ELSEWHERE: "move elsewhere", PLAYER_MOVE: "move player"}
+        kind = f"{transport} " + kinds.get(call, "move")
         calls = await slots_for(kind, self.clients, slots)
         if rate is None:
             measured = await closed_loop(calls, self.probe, self.options.window)
@@ -188,15 +191,19 @@ async def measure_service(session: Session, profiles: dict[str, Any]) -> list[Re
     options = session.options
     results: list[Result] = []
     for transport in ("grpc", "rest"):
-        empties, peaks = [], []
+        empties, peaks, players = [], [], []
         for _ in range(options.rounds):
             empties.append(await session.once(transport, "Empty"))
             peaks.append(await session.once(transport, "MakeMove"))
+            if transport == "grpc":
+                players.append(await session.once(transport, PLAYER_MOVE))
         peak = median(peaks)
         halves = [
             await session.once(transport, "MakeMove", peak.rate / 2) for _ in range(options.rounds)
         ]
         results += [median(empties), peak, median(halves)]
+        if players:
+            results.append(median(players))
         if transport == "grpc" and len(session.deployment.workers) > 1:
             elsewhere = [await session.once(transport, ELSEWHERE) for _ in range(options.rounds)]
             results.append(median(elsewhere))

@@ -13,7 +13,7 @@ from typing import Any
 
 from google.protobuf.internal import api_implementation
 
-from .generator import ELSEWHERE
+from .generator import ELSEWHERE, PLAYER_MOVE
 
 
 def load_average() -> str:
@@ -125,7 +125,8 @@ def report(data: dict[str, Any]) -> str:
         "| --- | --- | ---: | ---: | --- |",
     ]
     for r in rows:
-        if r["call"] not in ("MakeMove", ELSEWHERE) or r["mode"] != "peak" or r["store"] != "redis":
+        moves = ("MakeMove", ELSEWHERE, PLAYER_MOVE)
+        if r["call"] not in moves or r["mode"] != "peak" or r["store"] != "redis":
             continue
         empty = _find(rows, r["transport"], "Empty", r["workers"])
         latency = "-"
@@ -133,8 +134,12 @@ def report(data: dict[str, Any]) -> str:
             half = _find(rows, r["transport"], "MakeMove", r["workers"], "half")
             server_p99 = f"{half['server']['p99']:.2f} ms" if half["server"] else "-"
             latency = f"{half['client']['p99']:.2f} ms / {server_p99}"
-        elsewhere = " (each move on another worker)" if r["call"] == ELSEWHERE else ""
-        transport = r["transport"] + elsewhere
+        notes = {ELSEWHERE: " (each move on another worker)", PLAYER_MOVE: " (a player's JWT)"}
+        transport = r["transport"] + notes.get(r["call"], "")
+        if r["call"] == PLAYER_MOVE:
+            seat = _find(rows, r["transport"], "MakeMove", r["workers"])
+            ratio = r["worker_cpu_ms"] / seat["worker_cpu_ms"]
+            latency = f"worker CPU a call {ratio:.2f}x a seat token's"
         lines.append(
             f"| {transport} | {r['workers']} | {r['rate'] / empty['rate']:.2f} | "
             f"{empty['worker_cpu_ms'] / r['worker_cpu_ms']:.2f} | {latency} |"

@@ -22,6 +22,8 @@ from genial.service.routes import ROUTES
 from genial.v1 import dice_pb2, types_pb2
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
+from genial.v1 import player_service_pb2 as player_pb
+from genial.v1 import player_service_pb2_grpc as player_grpc
 
 from . import bench_worker, httpclient
 from .cluster import Cluster
@@ -85,12 +87,16 @@ class Games:
         tokens = []
         view = created.view
         for seat in range(2):
-            joined = await self.stub.JoinGame(
-                api.JoinGameRequest(game_id=created.game_id, display_name=f"bench {seat}")
-            )
-            tokens.append(joined.player_token)
-            view = joined.view
+            token, view = await self.take_seat(created.game_id, seat)
+            tokens.append(token)
         return Game(created.game_id, tokens, view.to_move)
+
+    async def take_seat(self, game_id: str, seat: int) -> tuple[str, types_pb2.GameView]:
+        """The token a move of the seat carries, and the view after it was taken."""
+        joined = await self.stub.JoinGame(
+            api.JoinGameRequest(game_id=game_id, display_name=f"bench {seat}")
+        )
+        return joined.player_token, joined.view
 
     async def many(self, count: int) -> list[Game]:
         gate = asyncio.Semaphore(SETUP_CONCURRENCY)
@@ -100,6 +106,26 @@ class Games:
                 return await self.new()
 
         return list(await asyncio.gather(*(one() for _ in range(count))))
+
+
+class PlayerGames(Games):
+    """Games whose two seats are players' (guest sessions): moves carry their JWTs."""
+
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        super().__init__(channel)
+        self.players = player_grpc.PlayerServiceStub(channel)  # type: ignore[no-untyped-call]
+
+    async def take_seat(self, game_id: str, seat: int) -> tuple[str, types_pb2.GameView]:
+        signed_in = await self.players.CreateSession(
+            player_pb.CreateSessionRequest(
+                device_id=secrets.token_urlsafe(24), display_name=f"bench {seat}"
+            )
+        )
+        token = signed_in.session.access_token
+        joined = await self.stub.JoinGame(
+            api.JoinGameRequest(game_id=game_id), metadata=bearer(token)
+        )
+        return token, joined.view
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
@@ -226,6 +252,7 @@ class Clients:
         ]
         self.connections: list[httpclient.Connection] = []
         self.games = Games(self.channels[0])
+        self.player_games = PlayerGames(self.channels[0])
 
     def channel(self, slot: int) -> grpc.aio.Channel:
         return self.channels[slot % len(self.channels)]
@@ -253,6 +280,11 @@ async def slots_for(kind: str, clients: Clients, count: int) -> list[Slot]:
         return [GrpcEmpty(clients.channel(i)) for i in range(count)]
     if kind == "rest empty":
         return [RestEmpty(conn) for conn in await clients.reconnect(count)]
+    if kind == "grpc move player":
+        played = await clients.player_games.many(count)
+        return [
+            GrpcMove([clients.channel(i)], g, clients.player_games) for i, g in enumerate(played)
+        ]
     games = await clients.games.many(count)
     if kind == "grpc move":
         return [GrpcMove([clients.channel(i)], g, clients.games) for i, g in enumerate(games)]

@@ -1,5 +1,5 @@
 """The application: the use cases by concern, wired to one store, and the table of which
-use case answers which RPC of `genial.v1.GameService` (one code path for every transport).
+use case answers which RPC of the API's services (one code path for every transport).
 
 Requests and responses are the proto messages themselves: a gRPC servicer passes them
 through, the REST gateway decodes JSON into them. Errors are `ApiError`s.
@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 
 from .addresses import ClientAddresses
+from .credentials import Credentials
+from .followups import FollowUps
 from .games import Games
 from .health import StoreHealth
 from .history import History
@@ -17,6 +19,10 @@ from .invoke import Gate, StreamCase, StreamSlots, UseCase
 from .limits import RateLimiter
 from .lobby import Lobby
 from .moves import Moves
+from .players.feed import PlayerFeed
+from .players.my_games import MyGames
+from .players.seats import Seats
+from .players.sessions import PlayerSessions
 from .settings import Settings
 from .store import GameStore
 from .turns import Turns
@@ -25,23 +31,39 @@ from .watching import Watching
 
 class GameApp:
     """Every use case of the API over one `GameStore`, and the worker's background work
-    (the turn loop, the rate limits' sync)."""
+    (the turn loop, the follow-ups' sweeper, the rate limits' sync, revocations)."""
 
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
+        self.credentials = Credentials(store, settings)
         self.gate = Gate(
             RateLimiter(store, settings.rate_limit_token, settings.rate_limit_address),
             ClientAddresses(settings.trusted_proxies),
             StreamSlots(settings.max_streams, settings.max_streams_per_address),
+            self.credentials,
         )
         self.health = StoreHealth(store, settings)
         self.turns = Turns(store, settings)
         self.lobby = Lobby(store, settings)
-        self.games = Games(store, settings, self.lobby, self.turns, self.health)
-        self.moves = Moves(store, settings, self.turns)
+        self.followups = FollowUps(store, settings)
+        self.sessions = PlayerSessions(store, settings, self.credentials)
+        self.games = Games(
+            store,
+            settings,
+            self.lobby,
+            self.turns,
+            self.health,
+            self.followups,
+            self._profile_name,
+        )
+        self.moves = Moves(store, settings, self.turns, self.followups)
         self.history = History(store, settings)
         self.watching = Watching(store, settings)
+        self.my_games = MyGames(store, settings)
+        self.feed = PlayerFeed(store, settings, self.my_games)
+        self.followups.consumers.append(self.feed)
+        self.seats = Seats(store, settings, self.games, self.turns, self.followups)
         self.unary: dict[str, UseCase] = {
             "CreateGame": self.games.create_game,
             "JoinGame": self.games.join_game,
@@ -50,12 +72,28 @@ class GameApp:
             "MakeMove": self.moves.make_move,
             "GetHistory": self.history.get_history,
             "ListGames": self.lobby.list_games,
+            "Resign": self.seats.resign,
+            "Rematch": self.seats.rematch,
+            "CreateSession": self.sessions.create_session,
+            "RefreshSession": self.sessions.refresh_session,
+            "RevokeSession": self.sessions.revoke_session,
+            "GetPlayer": self.sessions.get_player,
+            "UpdatePlayer": self.sessions.update_player,
+            "ListMyGames": self.my_games.list_my_games,
         }
-        self.streams: dict[str, StreamCase] = {"WatchGame": self.watching.watch_game}
+        self.streams: dict[str, StreamCase] = {
+            "WatchGame": self.watching.watch_game,
+            "WatchPlayer": self.feed.watch_player,
+        }
+
+    async def _profile_name(self, player: str) -> str:
+        return (await self.sessions.profile(player)).display_name
 
     async def run(self) -> None:
         """The background work of a worker, until cancelled."""
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(self.turns.run(self.moves.play_automatic_turn))
+            tasks.create_task(self.followups.run())
             tasks.create_task(self.gate.limiter.run())
+            tasks.create_task(self.credentials.run())
             tasks.create_task(self.health.run())

@@ -11,6 +11,8 @@ import re
 import secrets
 import time
 import unicodedata
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from genial import engine
 from genial.v1 import game_service_pb2 as api
@@ -28,6 +30,9 @@ from .store import GameStore, Quota, Record, Write
 from .turns import Turns
 from .views import game_view
 
+if TYPE_CHECKING:
+    from .followups import FollowUps
+
 log = logging.getLogger("genial.games")
 
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{16}")
@@ -36,6 +41,9 @@ MAX_TURN = 86_400
 """The longest turn timer, in seconds (the shortest is a setting)."""
 MAX_ATTEMPTS = 16
 """Compare-and-set attempts of one request before it gives up with ABORTED."""
+
+ProfileName = Callable[[str], Awaitable[str]]
+"""A player's display name, for a player who joins without giving one."""
 
 
 BLANK = frozenset("\u115f\u1160\u17b4\u17b5\u180e\u2800\u3164\uffa0\u034f")
@@ -94,9 +102,13 @@ class Games:
         lobby: Lobby,
         turns: Turns,
         health: StoreHealth,
+        followups: FollowUps,
+        profile_name: ProfileName,
     ) -> None:
         self.store = store
         self.settings = settings
+        self.followups = followups
+        self.profile_name = profile_name
         self.lobby = lobby
         self.turns = turns
         self.health = health
@@ -163,57 +175,66 @@ class Games:
             playable = any(strength is None for strength in bots)
             cost = 1 if playable else self.settings.bot_game_cost
             await self._claim(caller.address, game_id, cost, now + self.settings.waiting_ttl)
-        meta = GameMeta(
-            kind=kind,
-            seats=request.seats,
-            created=now,
-            names=[f"{b} bot" if b else None for b in bots],
-            tokens=[None] * request.seats,
-            bots=bots,
-            away=[False] * request.seats,
-            turn_seconds=turn_seconds,
-            turn_started=round(now, 3),
-        )
-        record = Record(state.encode(), records.encode_meta(meta), 0, 0)
-        if not await self.store.create(game_id, record, None, self.settings.waiting_ttl):
+        meta = new_meta(kind, bots, turn_seconds, now)
+        if not await self.open(game_id, state, meta, listed=True):
             raise ApiError(Reason.INTERNAL, "game id collision; try again")
-        if meta.status == WAITING:
-            await self.lobby.open(meta.kind, game_id, meta.created)
-        else:  # bots only: the game plays itself
-            await self.turns.after_move(game_id, meta, state)
-        METRICS.games_created.labels(kind).inc()
-        log.info("game created", extra={"game_id": game_id, "kind": kind, "seats": meta.seats})
         return api.CreateGameResponse(
             game_id=game_id,
             view=game_view(game_id, meta, 0, state, None),
             seed_sha256=engine.seed_commitment(seed),
         )
 
+    async def open(
+        self, game_id: str, state: engine.GameState, meta: GameMeta, *, listed: bool
+    ) -> bool:
+        """Store a new game and set it going (in the lobby if `listed`, or played by its
+        bots); False if the id is taken."""
+        record = Record(state.encode(), records.encode_meta(meta), 0, 0)
+        if not await self.store.create(game_id, record, None, self.settings.waiting_ttl):
+            return False
+        if meta.status != WAITING:  # bots only: the game plays itself
+            await self.turns.after_move(game_id, meta, state)
+        elif listed:
+            await self.lobby.open(meta.kind, game_id, meta.created)
+        METRICS.games_created.labels(meta.kind).inc()
+        log.info("game created", extra={"game_id": game_id, "kind": meta.kind, "seats": meta.seats})
+        return True
+
     async def join_game(
-        self, request: api.JoinGameRequest, _caller: Principal
+        self, request: api.JoinGameRequest, caller: Principal
     ) -> api.JoinGameResponse:
-        name = display_name(request.display_name)
+        player = caller.player
+        # A player may leave the name to its profile's.
+        name = display_name(request.display_name) if request.display_name or not player else ""
+        listed = False  # whether the game is in the player's list of games yet
         for _ in range(MAX_ATTEMPTS):
             record, meta, _ = await load(self.store, request.game_id)
+            now = time.time()
+            if player is not None and (taken := meta.seat_of(player)) is not None:
+                if request.HasField("seat") and request.seat != taken:
+                    raise ApiError(Reason.ALREADY_SEATED, f"this player sits at seat {taken}")
+                state = engine.decode(record.state)
+                view = game_view(request.game_id, meta, record.version, state, taken)
+                return api.JoinGameResponse(seat=taken, view=view)  # joined again
             if meta.status != WAITING:
                 raise ApiError(Reason.GAME_FULL, "every seat is taken")
-            free = [s for s, n in enumerate(meta.names) if n is None]
-            if request.HasField("seat"):
-                if not 0 <= request.seat < meta.seats:
-                    raise ApiError(engine.Reason.BAD_SEAT, f"no seat {request.seat}")
-                if request.seat not in free:
-                    raise ApiError(Reason.SEAT_TAKEN, f"seat {request.seat} is taken")
-                seat = request.seat
-            else:
-                seat = free[0]
-            taken = {_folded(n) for n in meta.names if n is not None}
-            if _folded(name) in taken:
+            seat = _open_seat(meta, request, player, now)
+            if player is not None and not listed:
+                name = name or display_name(await self.profile_name(player))
+                await self._list(player, request.game_id, now)
+                listed = True
+            taken_names = {_folded(n) for n in meta.names if n is not None}
+            if _folded(name) in taken_names:
                 raise ApiError(Reason.NAME_TAKEN, f"{name!r} is at this table already")
-            token = new_seat_token()
+            token = None if player is not None else new_seat_token()
             meta.names[seat] = name
-            meta.tokens[seat] = token_digest(token)
-            meta.turn_started = round(time.time(), 3)
+            meta.tokens[seat] = token_digest(token) if token is not None else None
+            if player is not None or meta.players:
+                meta.bind(seat, player)  # or frees a seat kept for a player who did not come
+            meta.turn_started = round(now, 3)
             started = meta.status == PLAYING
+            due = self.followups.intent(meta)
+            after = Record(record.state, records.encode_meta(meta), 0, record.rev + 1)
             result = await self.store.write(
                 request.game_id,
                 Write(
@@ -222,23 +243,36 @@ class Games:
                     version=0,
                     entry_id=(0, meta.joined),
                     entry=encode_join(JoinEntry(seat, name)),
-                    meta=records.encode_meta(meta),
+                    meta=after.meta,
                     ttl=self.settings.idle_ttl if started else self.settings.waiting_ttl,
+                    follow_up=due,
                 ),
             )
             if not result.ok:
                 METRICS.conflicts.labels("join").inc()
                 continue
             state = engine.decode(record.state)
+            self.followups.written(request.game_id, due, record, after, state)
             if started:
                 await self.lobby.close(meta.kind, request.game_id)
                 await self.turns.after_move(request.game_id, meta, state)
             return api.JoinGameResponse(
                 seat=seat,
-                player_token=token,
+                player_token=token or "",
                 view=game_view(request.game_id, meta, 0, state, seat),
             )
         raise ApiError(Reason.CONTENTION, "too many players joined at once; retry")
+
+    async def _list(self, player: str, game_id: str, now: float) -> None:
+        """Put a game in the player's list before the join is written (a hint: a join that
+        fails leaves a game the list's reader drops), within the player's limit."""
+        listed = await self.store.add_my_game(player, game_id, now, self.settings.player_ttl)
+        if listed > self.settings.live_games_per_player:
+            await self.store.remove_my_game(player, game_id)
+            raise ApiError(
+                Reason.TOO_MANY_GAMES,
+                f"a player sits at {self.settings.live_games_per_player} games at most",
+            )
 
     async def get_game(self, request: api.GetGameRequest, caller: Principal) -> api.GetGameResponse:
         record, meta, _ = await load(self.store, request.game_id)
@@ -255,7 +289,41 @@ class Games:
         seat = caller.seat(meta, required=True)
         response = api.ListLegalMovesResponse(version=record.version)
         state = engine.decode(record.state)
-        if meta.status == PLAYING and state.to_move == seat:
+        mover = state.to_move if meta.status == PLAYING else None
+        if mover is not None and mover == seat and not meta.played_by_bot(mover):
             for move in state.legal_moves():
                 response.moves.append(convert.proto_move(meta.kind, move))
         return response
+
+
+def new_meta(kind: str, bots: list[str | None], turn_seconds: int | None, now: float) -> GameMeta:
+    """A new game's metadata: its bots seated, the other seats open."""
+    seats = len(bots)
+    return GameMeta(
+        kind=kind,
+        seats=seats,
+        created=now,
+        names=[f"{b} bot" if b else None for b in bots],
+        tokens=[None] * seats,
+        bots=bots,
+        away=[False] * seats,
+        turn_seconds=turn_seconds,
+        turn_started=round(now, 3),
+    )
+
+
+def _open_seat(meta: GameMeta, request: api.JoinGameRequest, player: str | None, now: float) -> int:
+    """The seat a join takes: the one asked for, or the one kept for the player, or the
+    first open one; seats kept for other players (a rematch's) are not open."""
+    kept = [s for s in range(meta.seats) if meta.reserved(s, now) is not None]
+    mine = [s for s in kept if meta.reserved(s, now) == player]
+    free = [s for s, n in enumerate(meta.names) if n is None and (s not in kept or s in mine)]
+    if request.HasField("seat"):
+        if not 0 <= request.seat < meta.seats:
+            raise ApiError(engine.Reason.BAD_SEAT, f"no seat {request.seat}")
+        if request.seat not in free:
+            raise ApiError(Reason.SEAT_TAKEN, f"seat {request.seat} is taken")
+        return request.seat
+    if not free:
+        raise ApiError(Reason.SEAT_TAKEN, "the open seats are kept for other players")
+    return (mine or free)[0]

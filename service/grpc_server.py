@@ -1,4 +1,4 @@
-"""The gRPC transport: every RPC of `genial.v1.GameService` through its `Endpoint`; this module
+"""The gRPC transport: every RPC of the API's services through its `Endpoint`; this module
 only reads the metadata, decodes and writes the status."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from grpc_status import rpc_status
 from . import reflection
 from .app import GameApp
 from .errors import DOMAIN, RETRY_AFTER, ApiError, Reason
-from .invoke import SERVICE, SERVICE_NAME, Endpoint, endpoints, message_class
+from .invoke import SERVICES, Endpoint, endpoints, message_class
 from .settings import Settings
 
 
@@ -129,15 +129,22 @@ def rpc_handler(
     return grpc.unary_unary_rpc_method_handler(unary, **options)
 
 
-def game_service_handler(app: GameApp) -> grpc.GenericRpcHandler:
-    """Handlers for every RPC in the proto's service, built from its descriptor."""
+def service_handlers(app: GameApp) -> list[grpc.GenericRpcHandler]:
+    """Handlers for every RPC of every service in the proto, built from the descriptors."""
     found = endpoints("grpc", app.gate, app.unary, app.streams)
     timeout = app.settings.write_stall_seconds
-    handlers = {
-        method.name: rpc_handler(found[method.name], message_class(method.input_type), timeout)
-        for method in SERVICE.methods
-    }
-    return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+    return [
+        grpc.method_handlers_generic_handler(
+            service.full_name,
+            {
+                method.name: rpc_handler(
+                    found[method.name], message_class(method.input_type), timeout
+                )
+                for method in service.methods
+            },
+        )
+        for service in SERVICES
+    ]
 
 
 def server_options(settings: Settings) -> list[tuple[str, int]]:
@@ -169,12 +176,13 @@ async def start_grpc(
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Start serving; returns the server, the bound port and the health servicer."""
     server = grpc.aio.server(options=server_options(app.settings))
-    server.add_generic_rpc_handlers((game_service_handler(app), *extra_handlers))
+    server.add_generic_rpc_handlers((*service_handlers(app), *extra_handlers))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.serve(server, (SERVICE_NAME, health.SERVICE_NAME))
+    reflection.serve(server, (*(s.full_name for s in SERVICES), health.SERVICE_NAME))
     bound = server.add_insecure_port(f"{host}:{port}")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    for service in SERVICES:
+        await health_servicer.set(service.full_name, health_pb2.HealthCheckResponse.SERVING)
     return server, bound, health_servicer

@@ -20,7 +20,7 @@ from . import convert
 from .credentials import Principal
 from .errors import ApiError, Reason
 from .games import load
-from .log_entries import LoggedMove, decode_move, service_events
+from .log_entries import LoggedMove, decode_move, is_move, service_events
 from .metrics import METRICS
 from .records import GameMeta
 from .settings import Settings
@@ -78,7 +78,7 @@ async def replay_at(
         replay = Replay(current.kind, start, engine.decode(state), [a == ord("1") for a in away])
     if version > replay.version:
         for entry in await logs.entries(game_id, (replay.version, 0), (version, 0)):
-            if entry.id[0] > replay.version:
+            if entry.id[0] > replay.version and is_move(entry.id):
                 replay.advance(entry.id[0], decode_move(replay.kind, entry.data))
     return replay
 
@@ -102,7 +102,7 @@ async def moves_since(store: GameStore, game_id: str, version: int) -> list[Play
     replay = await replay_at(store, game_id, engine.decode(record.state), meta.seats, version)
     played = []
     for entry in await store.entries(game_id, (version, 0)):
-        if entry.id[0] > version:
+        if entry.id[0] > version and is_move(entry.id):
             logged = decode_move(replay.kind, entry.data)
             events = replay.advance(entry.id[0], logged)
             played.append(
@@ -137,7 +137,7 @@ class History:
         if after < last:
             replay = await replay_at(self.store, request.game_id, state, meta.seats, after)
             for entry in await self.store.entries(request.game_id, (after, 0), (last, 0)):
-                if entry.id[0] <= after:
+                if entry.id[0] <= after or not is_move(entry.id):
                     continue
                 logged = decode_move(meta.kind, entry.data)
                 events = replay.advance(entry.id[0], logged)

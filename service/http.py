@@ -1,6 +1,7 @@
-"""The HTTP/JSON transport (the REST gateway): every RPC of `genial.v1.GameService` at the
-route its `google.api.http` annotation gives (`routes`), calling the `GameApp` method of the
-same name, with the same error mapping as gRPC; WatchGame as Server-Sent Events.
+"""The HTTP/JSON transport (the REST gateway): every RPC of the API's services at the route
+its `google.api.http` annotation gives (`routes`), calling the `GameApp` use case of the
+same name, with the same error mapping as gRPC; WatchGame and WatchPlayer as Server-Sent
+Events.
 
 Like the gRPC transport it only decodes, calls and encodes. Beside the API it serves the
 OpenAPI document (/openapi.json), the probes (/healthz, /readyz), /metrics, and
@@ -29,6 +30,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from genial.v1 import game_service_pb2 as api
+from genial.v1 import player_service_pb2 as pb
 
 from . import invoke, json_codec, openapi, web
 from .app import GameApp
@@ -130,26 +132,35 @@ def unary_handler(
     return handle
 
 
+Frame = Callable[[Any], bytes]
+"""The SSE bytes of one answer of a stream (b"" for none)."""
+KEEP_ALIVE = b": keep-alive\n\n"
+
+
 def _stream(
     route: Route, endpoint: invoke.Endpoint, limit: int, closing: asyncio.Event
 ) -> Callable[[Request[Any, Any, Any]], Awaitable[Response[Any]]]:
-    """WatchGame's answers as Server-Sent Events, resumable with Last-Event-ID."""
-    if "from_version" not in route.method.input_type.fields_by_name:
-        raise ValueError(f"{route.method.name}: a stream needs from_version to resume")
+    """A stream's answers as Server-Sent Events, resumable with Last-Event-ID: a game's
+    watch by its version (`from_version`), a player's by its cursor (`cursor`)."""
+    fields = route.method.input_type.fields_by_name
+    if "from_version" not in fields and "cursor" not in fields:
+        raise ValueError(f"{route.method.name}: a stream needs from_version or cursor to resume")
 
     async def handle(request: Request[Any, Any, Any]) -> Response[Any]:
-        skip = 0
+        frame: Frame = _player_frame
 
         async def decode() -> Message:
-            nonlocal skip
+            nonlocal frame
             message = await _decode(request, route=route, limit=limit)
-            skip = _resume(message, request.headers.get("last-event-id"))
+            last_event_id = request.headers.get("last-event-id")
+            if "cursor" in fields:
+                if last_event_id is not None:
+                    message.cursor = last_event_id.strip()  # type: ignore[attr-defined]
+            else:
+                frame = _game_frames(_resume(message, last_event_id))
             return message
 
-        answers = cast(
-            AsyncGenerator[api.WatchGameResponse, None],
-            endpoint.stream(*caller(request), decode),
-        )
+        answers = endpoint.stream(*caller(request), decode)
         try:
             # The use case checks the game and the token before its first answer: wait for
             # it, so that a refusal is an HTTP error rather than a stream that ends at once.
@@ -157,7 +168,7 @@ def _stream(
         except ApiError as err:
             return _error(err)
         return Stream(
-            _events(first, answers, skip, closing, endpoint),
+            _events(first, answers, frame, closing, endpoint),
             media_type="text/event-stream",
             headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
         )
@@ -181,10 +192,38 @@ def _resume(request: Message, last_event_id: str | None) -> int:
     return int(joins or 0)
 
 
+def _game_frames(skip: int) -> Frame:
+    """A game's watch: `move` events with their version as id, `join` events with 0-<n>
+    (the n-th seat taken; the first `skip` are dropped), `resign` events without an id
+    (a client that resumes after the move before one may see it again)."""
+    joins = 0
+
+    def frame(answer: api.WatchGameResponse) -> bytes:
+        nonlocal joins
+        if answer.keep_alive:
+            return KEEP_ALIVE
+        if answer.events and answer.events[0].WhichOneof("event") == "seat_resigned":
+            return _frame("resign", encode(answer))
+        if answer.version == 0:
+            joins += 1
+            return _frame("join", encode(answer), f"0-{joins}") if joins > skip else b""
+        return _frame("move", encode(answer), str(answer.version))
+
+    return frame
+
+
+def _player_frame(answer: pb.WatchPlayerResponse) -> bytes:
+    """A player's watch: `games` first, then `player` events, each with its cursor as id."""
+    kind = answer.WhichOneof("answer")
+    if kind is None:
+        return KEEP_ALIVE
+    return _frame("games" if kind == "games" else "player", encode(answer), answer.cursor)
+
+
 async def _events(
-    first: api.WatchGameResponse | None,
-    answers: AsyncGenerator[api.WatchGameResponse, None],
-    skip: int,
+    first: Message | None,
+    answers: AsyncGenerator[Message, None],
+    frame: Frame,
     closing: asyncio.Event,
     endpoint: invoke.Endpoint,
 ) -> AsyncIterator[bytes]:
@@ -194,20 +233,13 @@ async def _events(
     # Something at once, whatever follows (a resumed stream may skip all it has caught up
     # with): EventSource's `open` and a proxy's first-byte timeout see the stream live.
     yield b": keep-alive\n\n"
-    joins = 0
     answer = first
     stopping = asyncio.ensure_future(closing.wait())
-    following: asyncio.Future[api.WatchGameResponse | None] | None = None
+    following: asyncio.Future[Message | None] | None = None
     try:
         while answer is not None:
-            if answer.keep_alive:
-                yield b": keep-alive\n\n"
-            elif answer.version == 0:
-                joins += 1
-                if joins > skip:
-                    yield _frame("join", encode(answer), f"0-{joins}")
-            else:
-                yield _frame("move", encode(answer), str(answer.version))
+            if data := frame(answer):
+                yield data
             following = asyncio.ensure_future(anext(answers, None))
             await asyncio.wait((following, stopping), return_when=asyncio.FIRST_COMPLETED)
             if not following.done():

@@ -1,5 +1,6 @@
-"""The one path every call takes, whatever its transport: the caller's credential, the rate
-limit, the request, the use case, its latency, and anything raised mapped to an `ApiError`.
+"""The one path every call takes, whatever its transport and service: the caller's
+credential, the rate limit, the request, the use case, its latency, and anything raised
+mapped to an `ApiError`.
 
 A transport turns its request into (authorization, client address, a way to decode the
 message), calls its RPC's `Endpoint`, and writes the answer or the `ApiError` its own way.
@@ -14,26 +15,44 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf.descriptor import Descriptor
+from google.protobuf.descriptor import Descriptor, MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from genial.v1 import game_service_pb2 as api
+from genial.v1 import game_service_pb2, player_service_pb2
 
 from . import convert
 from .addresses import ClientAddresses
-from .credentials import Principal, principal
+from .credentials import Credentials, Principal
 from .errors import ApiError, Reason
 from .limits import RateLimiter
 from .metrics import METRICS
 
 log = logging.getLogger("genial.invoke")
 
-SERVICE = api.DESCRIPTOR.services_by_name["GameService"]
+SERVICES: tuple[ServiceDescriptor, ...] = tuple(
+    service
+    for module in (game_service_pb2, player_service_pb2)
+    for service in module.DESCRIPTOR.services_by_name.values()
+)
+"""Every service of the API, in the order the documents list them."""
+SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
 SERVICE_NAME = SERVICE.full_name
+"""The game service, the one health checks and deployments name."""
+
+
+def methods() -> list[MethodDescriptor]:
+    """Every RPC of the API; names are unique across its services (the use case table and
+    the metrics know an RPC by its name alone)."""
+    found = [method for service in SERVICES for method in service.methods]
+    names = [method.name for method in found]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two services have an RPC of the same name: {sorted(names)}")
+    return found
+
 
 UseCase = Callable[[Any, Principal], Awaitable[Message]]
 """An RPC's use case: the request message and the caller in, the response out."""
@@ -109,6 +128,7 @@ class Gate:
     limiter: RateLimiter
     addresses: ClientAddresses
     streams: StreamSlots
+    credentials: Credentials
 
 
 class Endpoint:
@@ -136,8 +156,8 @@ class Endpoint:
     def refused(self, exc: BaseException) -> ApiError:
         return refused(self.transport, exc)
 
-    def _admit(self, authorization: str | None, address: str | None) -> Principal:
-        caller = principal(authorization, address)
+    async def _admit(self, authorization: str | None, address: str | None) -> Principal:
+        caller = await self.gate.credentials.principal(authorization, address)
         self.gate.limiter.admit(caller.rate_key, address)
         return caller
 
@@ -148,7 +168,7 @@ class Endpoint:
         assert self._unary is not None
         start = time.perf_counter()
         try:
-            caller = self._admit(authorization, self.gate.addresses.client(peer, forwarded))
+            caller = await self._admit(authorization, self.gate.addresses.client(peer, forwarded))
             return await self._unary(await decode(), caller)
         except Exception as exc:
             raise self.refused(exc) from None
@@ -162,7 +182,7 @@ class Endpoint:
         assert self._stream is not None
         address = self.gate.addresses.client(peer, forwarded)
         try:
-            caller = self._admit(authorization, address)
+            caller = await self._admit(authorization, address)
             self.gate.streams.take(address)
         except Exception as exc:
             raise self.refused(exc) from None
@@ -180,10 +200,10 @@ class Endpoint:
 def endpoints(
     transport: str, gate: Gate, unary: dict[str, UseCase], streams: dict[str, StreamCase]
 ) -> dict[str, Endpoint]:
-    """An endpoint for every RPC of the service, by name; an RPC without a use case is a
+    """An endpoint for every RPC of every service, by name; an RPC without a use case is a
     bug caught at start."""
     found: dict[str, Endpoint] = {}
-    for method in SERVICE.methods:
+    for method in methods():
         if method.server_streaming:
             found[method.name] = Endpoint(transport, method.name, gate, stream=streams[method.name])
         else:

@@ -1,4 +1,5 @@
-"""How a game's log is stored: a seat taken before the start, and each move, compactly.
+"""How a game's log is stored: a seat taken before the start, each move, compactly, and a
+seat resigned.
 
 A move entry keeps only what cannot be derived: the seat, why it was played (by the
 player, by the seat's bot, by the greedy bot when the seat's timer ran out), and the move.
@@ -76,6 +77,33 @@ _VOCABULARY: dict[str, list[str]] = json.loads(
 _INDEX = {kind: {move: i for i, move in enumerate(moves)} for kind, moves in _VOCABULARY.items()}
 _join = msgspec.json.Decoder(JoinEntry)
 _json_move = msgspec.json.Decoder(_JsonMoveEntry)
+
+
+class ResignEntry(msgspec.Struct):
+    """A seat's player resigned (entry id `GameMeta.resign_entry_id`: after the move of its
+    version, numbered past the seats)."""
+
+    seat: int = msgspec.field(name="r")
+
+
+def is_move(entry_id: tuple[int, int]) -> bool:
+    """Whether a log entry is a move's (`(version, 0)`), not a seat taken or resigned."""
+    return entry_id[0] > 0 and entry_id[1] == 0
+
+
+def is_join(entry_id: tuple[int, int], seats: int) -> bool:
+    return entry_id[0] == 0 and 1 <= entry_id[1] <= seats
+
+
+_resign = msgspec.json.Decoder(ResignEntry)
+
+
+def encode_resign(entry: ResignEntry) -> bytes:
+    return msgspec.json.encode(entry)
+
+
+def decode_resign(raw: bytes) -> ResignEntry:
+    return _resign.decode(raw)
 
 
 def encode_join(entry: JoinEntry) -> bytes:

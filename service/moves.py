@@ -13,6 +13,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from genial import engine
 from genial.v1 import game_service_pb2 as api
@@ -22,7 +23,7 @@ from .bot_players import TIMEOUT_BOT, choose_move
 from .credentials import Principal
 from .errors import ApiError, Reason
 from .games import MAX_ATTEMPTS, load
-from .history import SNAPSHOT_EVERY, replay_at, snapshot_of
+from .history import SNAPSHOT_EVERY, PlayedMove, replay_at, snapshot_of
 from .log_entries import Cause, LoggedMove, decode_move, encode_move, service_events
 from .metrics import METRICS
 from .records import PLAYING, WAITING, GameMeta
@@ -30,6 +31,9 @@ from .settings import Settings
 from .store import GameStore, Record, Write
 from .turns import Turns
 from .views import game_view
+
+if TYPE_CHECKING:
+    from .followups import FollowUps
 
 REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
 """A player's request id: 1-64 visible ASCII characters (no space: see `automatic_turn`)."""
@@ -81,10 +85,13 @@ Choose = Callable[[GameMeta, engine.GameState, int | None], Awaitable[Chosen | N
 
 
 class Moves:
-    def __init__(self, store: GameStore, settings: Settings, turns: Turns) -> None:
+    def __init__(
+        self, store: GameStore, settings: Settings, turns: Turns, followups: FollowUps
+    ) -> None:
         self.store = store
         self.settings = settings
         self.turns = turns
+        self.followups = followups
         self.records = RecordCache(settings.record_cache_games)
 
     async def make_move(
@@ -102,6 +109,8 @@ class Moves:
             meta: GameMeta, _state: engine.GameState, seat: int | None
         ) -> Chosen | None:
             assert seat is not None
+            if meta.is_resigned(seat):
+                raise ApiError(Reason.RESIGNED, "this seat's player resigned; a bot plays it")
             try:
                 return Chosen(seat, convert.engine_move(meta.kind, request.move))
             except convert.BadMessage as err:
@@ -153,6 +162,7 @@ class Moves:
             logged = LoggedMove(chosen.seat, chosen.cause, dict(chosen.move))
             written = Record(new.encode(), records.encode_meta(meta), version, record.rev + 1)
             snapshot = None if version % SNAPSHOT_EVERY else snapshot_of(meta.away, new)
+            due = self.followups.intent(meta)
             result = await self.store.write(
                 game_id,
                 Write(
@@ -165,6 +175,7 @@ class Moves:
                     request_id=request_id,
                     ttl=self.settings.finished_ttl if meta.finished else self.settings.idle_ttl,
                     snapshot=snapshot,
+                    follow_up=due,
                 ),
             )
             if result.duplicate_version is not None:
@@ -183,6 +194,10 @@ class Moves:
                 fresh = True
                 continue
             self.records.put(game_id, written, new)
+            if due:
+                automatic = chosen.cause in Cause.AUTOMATIC
+                played = PlayedMove(version, chosen.seat, chosen.move, events, automatic)
+                self.followups.written(game_id, due, record, written, new, [played])
             METRICS.moves.labels(meta.kind).inc()
             if attempt:
                 METRICS.retries.observe(attempt)
@@ -269,6 +284,8 @@ async def _automatic_move(
     if seat is None or meta.status != PLAYING:
         return None
     strength, cause = meta.bots[seat], Cause.BOT
+    if strength is None and meta.is_resigned(seat):
+        strength = TIMEOUT_BOT  # the seat's bot from its resignation on
     if strength is None:
         deadline = meta.deadline(seat)
         if deadline is None or time.time() < deadline:

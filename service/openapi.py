@@ -29,7 +29,7 @@ from google.protobuf.descriptor_pb2 import (
 from genial.v1 import types_pb2
 
 from .errors import Code, error_schemas
-from .invoke import SERVICE
+from .invoke import SERVICE, SERVICES
 from .routes import ROUTES, Route
 
 DESCRIPTORS = Path(types_pb2.__file__).with_name("descriptors.binpb")
@@ -88,14 +88,26 @@ google.rpc.ErrorInfo carries them.
 STREAM = """\
 Server-Sent Events: one event for each answer of the stream, its `data` the answer as JSON.
 A move's event is `event: move` with `id:` its version; a seat taken before the first move
-is `event: join` with `id: 0-<n>`, the n-th seat taken. Send the last id received as the
-`Last-Event-ID` header to resume exactly after it (it takes precedence over `from_version`).
+is `event: join` with `id: 0-<n>`, the n-th seat taken; a seat resigned is `event: resign`,
+without an id. Send the last id received as the `Last-Event-ID` header to resume exactly
+after it (it takes precedence over `from_version`).
 An idle stream gets a `: keep-alive` comment now and then; an error after the stream has
 started is an `event: error` with the `Error` body as data, and ends it. The schema is that
 of one event, as OpenAPI 3.2 has it.
 """
+CURSOR_STREAM = """\
+Server-Sent Events: one event for each answer of the stream, its `data` the answer as JSON,
+its `id:` the answer's cursor. The first is `event: games` (the live games), then one
+`event: player` per event. Send the last id received as the `Last-Event-ID` header to resume
+after it, on any worker (it takes precedence over `cursor`). An idle stream gets a
+`: keep-alive` comment now and then; an error after the stream has started is an
+`event: error` with the `Error` body as data, and ends it. The schema is that of one event,
+as OpenAPI 3.2 has it.
+"""
 EVENT_ID = "0-([0-9]{1,9})|([0-9]{1,18})"
 """An SSE event's id: 0-<n> for the n-th seat taken (all at version 0), or a move's version."""
+CURSOR = "[0-9]{1,18}"
+"""An SSE event's id on a stream resumed by a cursor."""
 
 
 def load_descriptors(path: Path = DESCRIPTORS) -> FileDescriptorSet:
@@ -104,7 +116,6 @@ def load_descriptors(path: Path = DESCRIPTORS) -> FileDescriptorSet:
 
 def document(files: FileDescriptorSet) -> dict[str, Any]:
     """The OpenAPI document of the routes, with the schemas and comments of `files`."""
-    by_name = {file.name: file for file in files.file}
     schemas: dict[str, Any] = {}
     for file in files.file:
         schemas.update(_schemas(file))
@@ -112,24 +123,27 @@ def document(files: FileDescriptorSet) -> dict[str, Any]:
     if hidden := set(errors) & set(schemas):
         raise ValueError(f"messages named {sorted(hidden)} would hide the error schema")
     schemas.update(errors)
-    comments = _comments(by_name[SERVICE.file.name])
-    service_text = comments.get((FILE_SERVICE, SERVICE.index), "")
+    comments = {file.name: _comments(file) for file in files.file}
+    texts = {
+        service.name: comments[service.file.name].get((FILE_SERVICE, service.index), "")
+        for service in SERVICES
+    }
     paths: dict[str, dict[str, Any]] = {}
     for route in ROUTES:
         paths.setdefault(route.template, {})[route.verb.lower()] = _operation(
-            route, comments, schemas
+            route, comments[route.method.containing_service.file.name], schemas
         )
     return {
         "openapi": "3.1.0",
         "info": {
             "title": f"{SERVICE.file.package} API",
             "version": SERVICE.file.package.rsplit(".", 1)[-1],
-            "description": f"{service_text}\n\n{JSON_MAPPING}",
+            "description": "\n\n".join([*texts.values(), JSON_MAPPING]),
             "license": {"name": "MIT", "identifier": "MIT"},
         },
         # Relative: the API is served where the document is, whatever the host.
         "servers": [{"url": "/", "description": "the server that serves this document"}],
-        "tags": [{"name": SERVICE.name, "description": service_text}],
+        "tags": [{"name": name, "description": text} for name, text in texts.items()],
         "paths": paths,
         "components": {
             "schemas": _used(schemas, paths),
@@ -138,7 +152,10 @@ def document(files: FileDescriptorSet) -> dict[str, Any]:
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "A seat's player token, as JoinGame returned it.",
+                    "description": (
+                        "A seat's player token, as JoinGame returned it; or a player's access "
+                        "token (PlayerService.CreateSession, or the identity provider's)."
+                    ),
                 }
             },
         },
@@ -269,7 +286,8 @@ def _operation(
     route: Route, comments: dict[tuple[int, ...], str], schemas: dict[str, Any]
 ) -> dict[str, Any]:
     method = route.method
-    text = comments.get((FILE_SERVICE, SERVICE.index, SERVICE_METHOD, method.index), method.name)
+    service = method.containing_service
+    text = comments.get((FILE_SERVICE, service.index, SERVICE_METHOD, method.index), method.name)
     request = schemas[_name(method.input_type)]
     parameters = [
         _parameter(field.name, "path", request["properties"][field.json_name], minLength=1)
@@ -280,17 +298,21 @@ def _operation(
         for field in route.query_fields
     ]
     if method.server_streaming:
+        by_cursor = "cursor" in method.input_type.fields_by_name
+        event_id = CURSOR if by_cursor else EVENT_ID
         parameters.append(
             {
                 "name": "Last-Event-ID",
                 "in": "header",
                 "required": False,
                 "description": "The id of the last event received, to resume after it.",
-                "schema": {"type": "string", "pattern": f"^({EVENT_ID})$"},
+                "schema": {"type": "string", "pattern": f"^({event_id})$"},
             }
         )
-        events = {"schema": _event_schema(_name(method.output_type))}
-        ok = {"description": STREAM, "content": {"text/event-stream": events}}
+        names = ["games", "player"] if by_cursor else ["join", "move", "resign"]
+        events = {"schema": _event_schema(_name(method.output_type), names, event_id)}
+        description = CURSOR_STREAM if by_cursor else STREAM
+        ok = {"description": description, "content": {"text/event-stream": events}}
     else:
         answer = _name(method.output_type)
         ok = {
@@ -299,7 +321,7 @@ def _operation(
         }
     flat = " ".join(text.split())
     summary = re.split(r"(?<=\.)\s", flat, maxsplit=1)[0]
-    operation: dict[str, Any] = {"operationId": method.name, "tags": [SERVICE.name]}
+    operation: dict[str, Any] = {"operationId": method.name, "tags": [service.name]}
     operation["summary"] = summary
     if summary != flat:  # the whole comment, when there is more than its first sentence
         operation["description"] = text
@@ -317,7 +339,7 @@ def _operation(
     return operation
 
 
-def _event_schema(answer: str) -> dict[str, Any]:
+def _event_schema(answer: str, names: list[str], event_id: str) -> dict[str, Any]:
     """One event of a stream: its fields, and its data (JSON) by schema."""
 
     def data(schema: str) -> dict[str, Any]:
@@ -329,10 +351,10 @@ def _event_schema(answer: str) -> dict[str, Any]:
 
     answered = {
         "type": "object",
-        "required": ["id", "event", "data"],
+        "required": ["event", "data"],
         "properties": {
-            "id": {"type": "string", "pattern": f"^({EVENT_ID})$"},
-            "event": {"enum": ["join", "move"]},
+            "id": {"type": "string", "pattern": f"^({event_id})$"},
+            "event": {"enum": names},
             "data": data(answer),
         },
     }

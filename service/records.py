@@ -20,8 +20,11 @@ def _key(name: str, default: Any = msgspec.NODEFAULT) -> Any:
     return msgspec.field(name=name, default=default)
 
 
-class GameMeta(msgspec.Struct, kw_only=True):
-    """Who sits where, the turn timer and the game's life, beside the engine's state."""
+class GameMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Who sits where, the turn timer and the game's life, beside the engine's state.
+
+    Fields at their default are not written (most games have no players, resignations or
+    rematch), and read back as the default."""
 
     kind: str = _key("k")
     seats: int = _key("n")
@@ -39,6 +42,60 @@ class GameMeta(msgspec.Struct, kw_only=True):
     turn_started: float = _key("w", 0.0)
     """When the seat to move got the turn (kept only for games with a timer)."""
     finished: bool = _key("f", False)
+    players: list[str | None] = msgspec.field(name="u", default_factory=list)
+    """The player bound to each seat, or (before it is taken) reserved for one; empty while
+    no seat has a player."""
+    resigned: list[bool] = msgspec.field(name="r", default_factory=list)
+    """Seats whose players resigned (the greedy bot plays them); empty while none has."""
+    reserved_until: float = _key("x", 0.0)
+    """Until when a seat reserved for a player (a rematch's) is kept for it."""
+    rematch: str | None = _key("m", None)
+    """The id of this game's rematch, once one was asked for."""
+
+    def player(self, seat: int) -> str | None:
+        """The player bound (or reserved) to `seat`."""
+        return self.players[seat] if self.players else None
+
+    def seat_of(self, player: str) -> int | None:
+        """The seat `player` has taken in this game."""
+        for seat, bound in enumerate(self.players):
+            if bound == player and self.names[seat] is not None:
+                return seat
+        return None
+
+    def reserved(self, seat: int, now: float) -> str | None:
+        """The player an open seat is still kept for."""
+        if self.names[seat] is None and now < self.reserved_until:
+            return self.player(seat)
+        return None
+
+    def bind(self, seat: int, player: str | None) -> None:
+        if not self.players:
+            self.players = [None] * self.seats
+        self.players[seat] = player
+
+    @property
+    def has_players(self) -> bool:
+        """Whether any seat is bound (or reserved) to a player: such games have follow-ups."""
+        return any(self.players)
+
+    def is_resigned(self, seat: int) -> bool:
+        return bool(self.resigned) and self.resigned[seat]
+
+    def resign(self, seat: int) -> None:
+        if not self.resigned:
+            self.resigned = [False] * self.seats
+        self.resigned[seat] = True
+
+    def played_by_bot(self, seat: int) -> bool:
+        """Whether a bot plays the seat's turns at once: a bot's seat, or a resigned one."""
+        return self.bots[seat] is not None or self.is_resigned(seat)
+
+    def resign_entry_id(self, version: int) -> tuple[int, int]:
+        """The log entry id of a resignation at `version` (after `resign`): after the move
+        of that version (`(version, 0)`), the seats taken (`(0, 1..seats)`) and earlier
+        resignations."""
+        return version, self.seats + sum(self.resigned)
 
     @property
     def joined(self) -> int:
@@ -64,6 +121,7 @@ class GameMeta(msgspec.Struct, kw_only=True):
             names=[n if b else None for n, b in zip(self.names, self.bots, strict=True)],
             away=[False] * self.seats,
             finished=False,
+            resigned=[],
         )
 
 

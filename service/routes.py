@@ -17,7 +17,7 @@ from google.api.http_pb2 import HttpRule
 from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
 
-from .invoke import SERVICE, message_class
+from .invoke import message_class, methods
 
 VARIABLE = re.compile(r"\{([^}]*)\}")
 QUERY_TYPES = {
@@ -82,4 +82,4 @@ def route_of(method: MethodDescriptor) -> Route:
     )
 
 
-ROUTES = tuple(route_of(method) for method in SERVICE.methods)
+ROUTES = tuple(route_of(method) for method in methods())

@@ -18,7 +18,7 @@ from .app import GameApp
 from .grpc_server import start_grpc
 from .http import create_app
 from .http_server import start_http
-from .invoke import SERVICE_NAME
+from .invoke import SERVICES
 from .logs import setup_logging
 from .settings import Settings
 from .store import open_store
@@ -61,7 +61,7 @@ async def serve(settings: Settings, extend: Extend | None = None) -> None:
     stopping.cancel()
     background.cancel()  # a turn in play is finished by another worker when its lease runs out
     log.info("draining", extra={"seconds": settings.drain_seconds})
-    for name in ("", SERVICE_NAME):
+    for name in ("", *(service.full_name for service in SERVICES)):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     # Both stop accepting at once, then finish what they have within drain_seconds; event
     # streams end at once (`stop` is set), their clients resume elsewhere.

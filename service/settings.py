@@ -126,6 +126,61 @@ class Settings:
             "(https://app.example.com; * for any); empty: the same origin only"
         ),
     )
+    session_keys: str = field(
+        default="",
+        metadata=_doc(
+            "keys that sign players' session tokens, 'kid:secret,kid2:secret2' (secrets of "
+            "32+ characters; the first signs, all verify); empty: one kept in the store "
+            "(for trials only)"
+        ),
+    )
+    access_token_seconds: int = field(
+        default=3600, metadata=_doc("seconds a player's access token is valid")
+    )
+    refresh_token_seconds: int = field(
+        default=30 * 86400, metadata=_doc("seconds an unused refresh token (a session) lives")
+    )
+    oidc_issuer: str = field(
+        default="",
+        metadata=_doc("issuer of the identity provider whose tokens are taken; empty: none"),
+    )
+    oidc_audience: str = field(
+        default="", metadata=_doc("audience the identity provider's tokens must be for")
+    )
+    oidc_algorithms: str = field(
+        default="RS256,ES256", metadata=_doc("algorithms taken for the provider's tokens")
+    )
+    oidc_jwks_url: str = field(default="", metadata=_doc("URL of the provider's JWKS"))
+    oidc_jwks_file: str = field(
+        default="", metadata=_doc("file with the provider's JWKS (instead of the URL)")
+    )
+    oidc_jwks_min_interval: float = field(
+        default=10.0,
+        metadata=_doc("least seconds between two fetches of the JWKS for an unknown key id"),
+    )
+    token_cache_size: int = field(
+        default=10_000, metadata=_doc("players' tokens a worker keeps verified; 0: off")
+    )
+    live_games_per_player: int = field(
+        default=100, metadata=_doc("games a player may sit at before they are over")
+    )
+    finished_games_per_player: int = field(
+        default=20, metadata=_doc("finished games listed per player")
+    )
+    player_events_kept: int = field(
+        default=200, metadata=_doc("events kept per player for watches to resume from")
+    )
+    player_ttl: float = field(
+        default=365 * 86400,
+        metadata=_doc("seconds a player's profile, games and events are kept unused"),
+    )
+    rematch_seconds: float = field(
+        default=300.0, metadata=_doc("seconds a rematch keeps seats for its players")
+    )
+    follow_up_lease_seconds: float = field(
+        default=5.0,
+        metadata=_doc("seconds before another worker does a move's follow-ups (player events)"),
+    )
     log_level: str = field(default="INFO", metadata=_doc("DEBUG, INFO, WARNING or ERROR"))
     log_json: bool = field(default=True, metadata=_doc("structured (JSON) log lines"))
 

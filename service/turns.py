@@ -44,7 +44,7 @@ class Turns:
         seat = state.to_move
         if meta.status != PLAYING or seat is None:
             return
-        if meta.bots[seat] is not None:
+        if meta.played_by_bot(seat):
             await self.schedule.schedule(game_id, time.time())
             self.due_now.set()
         elif (deadline := meta.deadline(seat)) is not None:

@@ -45,7 +45,9 @@ def game_view(
         view.seed = state.seed.hex()
     convert.to_proto(raw["options"], view.options)
     for s, name in enumerate(meta.names):
-        player = view.players.add(seat=s, joined=name is not None, away=meta.away[s])
+        player = view.players.add(
+            seat=s, joined=name is not None, away=meta.away[s], resigned=meta.is_resigned(s)
+        )
         if name is not None:
             player.display_name = name
         if (strength := meta.bots[s]) is not None:

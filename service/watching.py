@@ -26,7 +26,7 @@ from .credentials import Principal
 from .errors import ApiError, Reason
 from .games import load
 from .history import Replay, replay_at
-from .log_entries import decode_join, decode_move
+from .log_entries import decode_join, decode_move, decode_resign, is_join, is_move
 from .records import GameMeta
 from .settings import Settings
 from .store import Entry, EntryId, GameStore
@@ -70,10 +70,17 @@ class Walk:
 
     def step(self, entry: Entry) -> Step:
         replay = self.replay
-        if entry.id[0]:
+        events: list[engine.Event]
+        if is_move(entry.id):
             replay = Replay(replay.kind, replay.version, replay.state, list(replay.away))
             events = replay.advance(entry.id[0], decode_move(replay.kind, entry.data))
             self.shown = replay.meta(self.shown)
+        elif not is_join(entry.id, self.shown.seats):  # a seat resigned
+            seat = decode_resign(entry.data).seat
+            events = [{"type": "seat_resigned", "seat": seat}]
+            resigned = list(self.shown.resigned) or [False] * self.shown.seats
+            resigned[seat] = True
+            self.shown = msgspec.structs.replace(self.shown, resigned=resigned)
         else:
             join = decode_join(entry.data)
             names = list(self.shown.names)

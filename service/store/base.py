@@ -10,6 +10,7 @@ never applied twice. Both backends (`memory`, `redis`) pass one test suite.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -51,7 +52,8 @@ class Write:
     expected_rev: int
     state: bytes
     version: int
-    entry_id: EntryId
+    entry_id: EntryId | None
+    """None: no log entry (a change of the metadata alone, such as a rematch asked for)."""
     entry: bytes
     meta: bytes
     request_id: str | None = None
@@ -59,6 +61,10 @@ class Write:
     """Seconds the game lives after this write without another one; 0: for ever."""
     snapshot: bytes | None = None
     """What to keep of the game at `version`, to replay later versions from."""
+    follow_up: float = 0
+    """When set, the game's follow-up intent (`FollowUps`), due at this Unix time, is
+    recorded before the compare-and-set, so that whatever the write causes elsewhere is
+    done even if the writer dies right after it."""
 
 
 @dataclass(slots=True)
@@ -198,6 +204,129 @@ class SharedCounters(Protocol):
         ...
 
 
+@dataclass(slots=True)
+class Followed:
+    """How far a game's follow-ups got: the record they last saw (its rev, version, meta)."""
+
+    rev: int
+    version: int
+    meta: bytes
+
+
+class FollowUps(Protocol):
+    """Games whose writes may have follow-ups not done yet (player events, ...), recorded
+    with the write (`Write.follow_up`), leased by a worker like the turn schedule, dropped
+    once done; and how far each game's follow-ups got."""
+
+    async def follow_ups_due(self, now: float, count: int) -> list[tuple[str, float]]:
+        """Up to `count` games whose follow-ups are due at `now`, with their due times."""
+        ...
+
+    async def lease_follow_up(self, game_id: str, due: float, until: float) -> bool:
+        """Move a game's intent due at `due` to `until`; False if it is no longer at `due`."""
+        ...
+
+    async def followed(self, game_id: str) -> Followed | None: ...
+
+    async def follow_up_done(
+        self, game_id: str, due: float, followed: Followed | None, ttl: float
+    ) -> None:
+        """Record how far the follow-ups got (unless a later record, by rev, is there; None
+        for a game that is gone), and drop the game's intent if it is still due at `due` (a
+        newer write's intent stays). One round trip."""
+        ...
+
+
+class Sessions(Protocol):
+    """Players' sessions: the refresh token's generation and digest, and revocations."""
+
+    async def create_session(
+        self, session_id: str, player: str, digest: str, ttl: float
+    ) -> None: ...
+
+    async def rotate_session(
+        self, session_id: str, generation: int, digest: str, new_digest: str, ttl: float
+    ) -> str:
+        """Spend the refresh token of `generation` (whose digest is `digest`) for the next:
+        "ok"; "reused" for an earlier generation (the session is then marked revoked);
+        "revoked"; or "unknown" (no such session, or expired)."""
+        ...
+
+    async def revoke_session(self, session_id: str, keep: float) -> None:
+        """Mark a session revoked, and list it among the revocations for `keep` seconds."""
+        ...
+
+    async def revoked_sessions(self, since: float) -> list[tuple[str, float]]:
+        """Sessions revoked at `since` or later, with when."""
+        ...
+
+    async def shared_secret(self, name: str, proposal: str) -> str:
+        """The secret every worker uses under `name`: the first proposal made wins."""
+        ...
+
+
+class Players(Protocol):
+    """Players' profiles and game lists, each player's keys apart from any game's.
+
+    A player's list of live games is a hint kept beside the games (added to before the
+    player takes a seat): whoever reads it reads the games themselves."""
+
+    async def player_profile(self, player: str) -> bytes | None: ...
+
+    async def set_player_profile(self, player: str, profile: bytes, ttl: float) -> None: ...
+
+    async def add_my_game(self, player: str, game_id: str, at: float, ttl: float) -> int:
+        """Add a game to the player's live games; how many live games it lists then."""
+        ...
+
+    async def remove_my_game(self, player: str, game_id: str) -> None: ...
+
+    async def my_games(self, player: str, count: int) -> list[str]:
+        """The player's live games, the latest added first."""
+        ...
+
+    async def finish_my_game(
+        self, player: str, game_id: str, at: float, summary: bytes, keep: int, ttl: float
+    ) -> None:
+        """Move a game from the live games to the finished ones, with its summary; only the
+        `keep` latest finished games are kept."""
+        ...
+
+    async def finished_games(self, player: str, count: int) -> list[bytes]:
+        """The summaries of the player's finished games, the latest first."""
+        ...
+
+
+def player_feed(player: str) -> str:
+    """What `LogChanges` follows for a player's events (a game id has no colon)."""
+    return f"p:{player}"
+
+
+class PlayerEvents(Protocol):
+    """Each player's recent events, numbered in the order they were added (the cursor),
+    each stored once whatever how often it is added (by its id)."""
+
+    async def add_player_events(
+        self, player: str, events: Sequence[tuple[str, bytes]], keep: int, ttl: float
+    ) -> int:
+        """Add the events (id, data) not there yet, keep the `keep` latest, and wake the
+        player's watchers; how many were new."""
+        ...
+
+    async def player_events(self, player: str, after: int, count: int) -> list[tuple[int, bytes]]:
+        """Up to `count` events numbered after `after`, with their numbers, oldest first."""
+        ...
+
+    async def last_player_event(self, player: str) -> int:
+        """The number of the latest event added (0: none yet)."""
+        ...
+
+    async def follow_player(self, player: str) -> Follower:
+        """A follower of the player's events: every event added after this returns wakes
+        it, on any worker (`LogChanges`, under the id `player_feed(player)`)."""
+        ...
+
+
 class GameStore(
     GameRecords,
     GameLogs,
@@ -206,6 +335,10 @@ class GameStore(
     TurnSchedule,
     CreationQuotas,
     SharedCounters,
+    FollowUps,
+    Sessions,
+    Players,
+    PlayerEvents,
     Protocol,
 ):
     """Everything the service keeps, behind one object a worker opens at start."""

@@ -17,6 +17,7 @@ from .base import (
     WriteResult,
 )
 from .follow import Wakeups
+from .memory_players import LeasedTimes, MemoryPlayers
 
 
 @dataclass
@@ -28,15 +29,16 @@ class _MemoryGame:
     snapshots: dict[int, bytes] = field(default_factory=dict)
 
 
-class MemoryStore:
+class MemoryStore(MemoryPlayers):
     """The embedded store: the same semantics in one process (a single worker only)."""
 
     name = "memory"
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
         self._games: dict[str, _MemoryGame] = {}
         self._lobby: dict[str, dict[str, float]] = {}
-        self._schedule: dict[str, float] = {}
+        self._schedule = LeasedTimes()
         self._counts: dict[str, tuple[int, float]] = {}
         self._waiting: dict[str, dict[str, float]] = {}
         """Per address, its games that may wait, and when each expires (Unix time)."""
@@ -69,6 +71,8 @@ class MemoryStore:
         return game.record, done
 
     async def write(self, game_id: str, write: Write) -> WriteResult:
+        if write.follow_up:
+            self._follow_ups.times[game_id] = write.follow_up
         game = self._get(game_id)
         if game is None:
             return WriteResult(False, -1)
@@ -85,7 +89,8 @@ class MemoryStore:
             game.snapshots[write.version] = write.snapshot
         rev = game.record.rev + 1
         game.record = Record(write.state, write.meta, write.version, rev)
-        game.log.append(Entry(write.entry_id, write.entry))
+        if write.entry_id is not None:
+            game.log.append(Entry(write.entry_id, write.entry))
         game.expires = self._deadline(write.ttl)
         self._wakeups.wake(game_id)
         return WriteResult(True, rev)
@@ -119,24 +124,16 @@ class MemoryStore:
         return open_games[:count]
 
     async def schedule(self, game_id: str, due: float) -> None:
-        self._schedule[game_id] = due
+        self._schedule.times[game_id] = due
 
     async def due(self, now: float, count: int) -> list[tuple[str, float]]:
-        return sorted(((g, t) for g, t in self._schedule.items() if t <= now), key=lambda x: x[1])[
-            :count
-        ]
+        return self._schedule.due(now, count)
 
     async def lease(self, game_id: str, due: float, until: float) -> bool:
-        if self._schedule.get(game_id) != due:
-            return False
-        self._schedule[game_id] = until
-        return True
+        return self._schedule.move(game_id, due, until)
 
     async def unschedule(self, game_id: str, due: float) -> bool:
-        if self._schedule.get(game_id) != due:
-            return False
-        del self._schedule[game_id]
-        return True
+        return self._schedule.move(game_id, due, None)
 
     async def claim_creation(
         self, address: str, game_id: str, cost: int, expires: float, quota: Quota

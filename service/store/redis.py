@@ -19,11 +19,12 @@ from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from .base import Entry, EntryId, Follower, Quota, Record, Write, WriteResult
 from .redis_changes import RedisLogChanges
 from .redis_link import Command, RedisLink
+from .redis_players import FOLLOW_UPS_KEY, RedisPlayers
 
 # A game is three keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
 # the record, one string "<rev> <version> <meta length>\n" + zlib(meta + state), so
@@ -108,12 +109,40 @@ class _Script:
         self, commands: Commands, keys: Sequence[str], args: Sequence[str | bytes | int]
     ) -> Any:
         try:
-            return await commands.call("EVALSHA", self.sha, len(keys), *keys, *args)
+            return await commands.call(*self.by_sha(keys, args))
         except NoScriptError:
             return await commands.call("EVAL", self.source, len(keys), *keys, *args)
 
+    def by_sha(self, keys: Sequence[str], args: Sequence[str | bytes | int]) -> Command:
+        return ("EVALSHA", self.sha, len(keys), *keys, *args)
 
-class RedisStore:
+
+ScriptCall = tuple[_Script, Sequence[str], Sequence[str | bytes | int]]
+
+
+async def run_in_order(
+    commands: Commands, first: Sequence[Command], calls: Sequence[ScriptCall]
+) -> list[Any]:
+    """Commands, then scripts, in one round trip and in this order (on one connection Redis
+    runs them so); a script Redis forgot (after a restart) is sent again in full. The
+    replies of the scripts; an error reply is raised."""
+    replies = await commands.pipeline([*first, *(s.by_sha(k, a) for s, k, a in calls)])
+    for reply in replies[: len(first)]:
+        if isinstance(reply, Exception):
+            raise reply
+    found = replies[len(first) :]
+    for i, (reply, (script, keys, args)) in enumerate(zip(found, calls, strict=True)):
+        forgot = isinstance(reply, NoScriptError) or (
+            isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
+        )
+        if forgot:
+            found[i] = await script(commands, keys, args)
+        elif isinstance(reply, Exception):
+            raise reply
+    return found
+
+
+class RedisStore(RedisPlayers):
     """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
     The move path (read, write, create) and the logs go through `commands`: a `RedisLink`
@@ -137,6 +166,11 @@ class RedisStore:
         self._create = _Script("create.lua")
         self._reschedule = _Script("reschedule.lua")
         self._claim_creation = _Script("claim_creation.lua")
+        self._followed_script = _Script("followed.lua")
+        self._rotate = _Script("rotate_session.lua")
+        self._finish = _Script("finish_game.lua")
+        self._add_events = _Script("add_player_events.lua")
+        self._read_events = _Script("player_events.lua")
 
     @classmethod
     def from_url(cls, url: str, *, cluster: bool = False, timeout: float = 2.0) -> RedisStore:
@@ -194,20 +228,21 @@ class RedisStore:
 
     async def write(self, game_id: str, write: Write) -> WriteResult:
         rev = write.expected_rev + 1
-        reply = await self._write(
-            self._commands,
-            _keys(game_id),
-            [
-                write.expected_rev,
-                pack_record(Record(write.state, write.meta, write.version, rev)),
-                _stream_id(write.entry_id),
-                write.entry,
-                write.request_id or "",
-                write.version,
-                int(write.ttl * 1000),
-                write.snapshot or b"",
-            ],
-        )
+        keys = _keys(game_id)
+        args: list[str | bytes | int] = [
+            write.expected_rev,
+            pack_record(Record(write.state, write.meta, write.version, rev)),
+            _stream_id(write.entry_id) if write.entry_id is not None else "",
+            write.entry,
+            write.request_id or "",
+            write.version,
+            int(write.ttl * 1000),
+            write.snapshot or b"",
+        ]
+        if write.follow_up:
+            reply = await self._write_after_intent(game_id, write.follow_up, keys, args)
+        else:
+            reply = await self._write(self._commands, keys, args)
         status = int(reply[0])
         if status == 1:
             return WriteResult(True, rev)
@@ -217,6 +252,19 @@ class RedisStore:
             current = unpack_record(reply[1])
             return WriteResult(False, current.rev, current=current)
         return WriteResult(False, -1)
+
+    async def _write_after_intent(
+        self, game_id: str, due: float, keys: Sequence[str], args: Sequence[str | bytes | int]
+    ) -> Any:
+        """The write, after recording the game's follow-up intent: on one connection both in
+        one round trip (Redis runs them in order), else (Cluster: two slots) one after the
+        other."""
+        intent: Command = ("ZADD", FOLLOW_UPS_KEY, repr(due), game_id)
+        if not isinstance(self._commands, RedisLink):
+            await self._commands.call(*intent)
+            return await self._write(self._commands, keys, args)
+        (reply,) = await run_in_order(self._commands, [intent], [(self._write, keys, args)])
+        return reply
 
     async def entries(
         self, game_id: str, after: EntryId, until: EntryId | None = None

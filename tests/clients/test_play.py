@@ -16,6 +16,7 @@ from textual.widgets import RichLog, Static
 from genial.client import Kind
 from genial.client.play.app import PlayApp
 from genial.client.play.command import Game, game_of
+from genial.client.play.mine import my_games
 from genial.client.play.seats import KeptSeat, SeatBook, default_path
 from genial.service.cli import build_parser
 
@@ -226,3 +227,29 @@ async def test_a_token_that_holds_no_seat_is_refused_in_words(target: str, book:
     assert "TOKEN_INVALID" in wrong.failure
     assert f"does not hold a seat of game {game_id}" in wrong.failure
     assert book.seats() == [], "a token that holds no seat was kept"
+
+
+async def test_a_guest_who_quits_finds_its_game_again_and_lists_it(
+    target: str, tmp_path: Path
+) -> None:
+    """`genial play` as a guest (the default): the seat is the player's, so starting again
+    with `--resume` finds it through the server, and `--mine` lists it."""
+    device = "guest-device-id-of-this-test-" + tmp_path.name[-8:]
+    app = PlayApp(target, Game("cards", bots=1, strength="random", name="Ada", device_id=device))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_for_change(pilot, app, "", 20)
+        await play_turns(pilot, app, 1)
+        assert app.seat is not None
+        game_id, version = app.seat.game_id, app.view.version
+        assert f"genial play --resume {game_id}" in words(said(app, "#status"))
+        await pilot.press("q")
+    back = PlayApp(target, Game(resume="", device_id=device))
+    async with back.run_test(size=(160, 50)) as pilot:
+        await wait_for_change(pilot, back, "", 20)
+        assert back.seat is not None
+        assert (back.seat.game_id, back.seat.seat) == (game_id, 0)
+        assert back.view.version >= version
+        await pilot.press("q")
+    listed = await my_games(target, device, "genial play")
+    assert listed.startswith(f"{game_id}  cards  seat 0  ")
+    assert "genial play --resume GAME_ID" in listed

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from genial.client.play.command import game_of
+from genial.client.play.command import Game, game_of
 from genial.client.play.seats import KeptSeat, SeatBook
 from genial.service.cli import build_parser
 
@@ -56,8 +56,8 @@ def test_play_without_textual_says_which_extra_to_install() -> None:
         (["cards", "--token", "t"], "--token needs --resume GAME_ID"),
         (["--resume", "--token", "t"], "--token needs --resume GAME_ID"),
         (["cards", "--seat", "1"], "--seat goes with --join"),
-        (["--resume", "g"], "no seat of game g is kept in"),
-        (["--resume"], "no seat of any game is kept in"),
+        (["--resume", "g", "--no-guest"], "no seat of game g is kept in"),
+        (["--resume", "--no-guest"], "no seat of any game is kept in"),
     ],
 )
 def test_play_arguments_that_do_not_fit_are_refused(
@@ -89,3 +89,18 @@ def test_resume_finds_the_kept_seat_of_a_game_or_the_newest(tmp_path: Path) -> N
     assert [s.game_id for s in book.seats()] == ["game2", "game1"]
     book.forget("example:1234", "game2")
     assert book.seats() == [first]
+
+
+def test_a_guest_resumes_by_its_device_id_kept_for_the_user_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    book = SeatBook(tmp_path / "seats.json")
+    _, game = game_of(build_parser().parse_args(["play", "--resume"]), book)
+    path = tmp_path / "config" / "genial" / "device-id"
+    assert game == Game(resume="", device_id=path.read_text())
+    assert path.stat().st_mode & 0o777 == 0o600, "the guest's credential is the user's alone"
+    _, again = game_of(build_parser().parse_args(["play", "dice", "--bots", "1"]), book)
+    assert again.device_id == game.device_id, "the same device id on every run"
+    _, seat_tokens = game_of(build_parser().parse_args(["play", "dice", "--no-guest"]), book)
+    assert seat_tokens.device_id is None

@@ -89,9 +89,13 @@ def container_ports(container: dict[str, Any]) -> dict[str, int]:
 
 def secret_refs(r: Rendered) -> dict[str, tuple[str, str]]:
     """The Secret keys the values name, by the variable that should carry each: the URL
-    unless the chart runs Redis, the password in every mode, the Sentinels' in Sentinel's."""
+    unless the chart runs Redis, the password in every mode, the Sentinels' in Sentinel's,
+    the players' session keys."""
     redis = r.values["redis"]
-    refs = [("GENIAL_REDIS_PASSWORD", redis["auth"])]
+    refs = [
+        ("GENIAL_REDIS_PASSWORD", redis["auth"]),
+        ("GENIAL_SESSION_KEYS", r.values["players"]["sessionKeys"]),
+    ]
     if not redis["enabled"]:
         refs.append(("GENIAL_REDIS_URL", redis))
     if redis["mode"] == "sentinel":
@@ -114,7 +118,11 @@ def worker_environ(r: Rendered, redis_url: str, secret: str = "s3cret") -> dict[
         else:
             ref = var["valueFrom"]["secretKeyRef"]
             assert (ref["name"], ref["key"]) == refs[var["name"]], var
-            environ[var["name"]] = redis_url if var["name"] == "GENIAL_REDIS_URL" else secret
+            environ[var["name"]] = {
+                "GENIAL_REDIS_URL": redis_url,
+                # Session keys are "kid:secret", the secret of 32+ characters.
+                "GENIAL_SESSION_KEYS": f"k1:{secret * 32}",
+            }.get(var["name"], secret)
     return environ
 
 

@@ -65,6 +65,7 @@ def profiles() -> dict[str, dict[str, Any]]:
         "sentinel": merged(
             production,
             {
+                "players": {"sessionKeys": {"existingSecret": "genial-session-keys"}},
                 "redis": {
                     "mode": "sentinel",
                     "existingSecret": "",

@@ -134,7 +134,11 @@ def test_passwords_come_from_secrets_only(each: Rendered) -> None:
     env = worker(each)["env"]
     assert {var["name"] for var in env if "valueFrom" in var} == set(secret_refs(each))
     for var in env:
-        if var["name"] in ("GENIAL_REDIS_PASSWORD", "GENIAL_REDIS_SENTINEL_PASSWORD"):
+        if var["name"] in (
+            "GENIAL_REDIS_PASSWORD",
+            "GENIAL_REDIS_SENTINEL_PASSWORD",
+            "GENIAL_SESSION_KEYS",
+        ):
             assert "value" not in var, var
 
 

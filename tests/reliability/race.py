@@ -24,6 +24,7 @@ import httpx
 from genial import engine
 from genial.service import convert
 from genial.v1 import game_service_pb2 as api
+from genial.v1 import player_service_pb2 as pb
 from genial.v1 import types_pb2 as types
 from tests.reliability.harness import StoreAccess
 from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient, whole_history
@@ -320,3 +321,74 @@ def check_games(
         totals["raced"] += raced
         totals["finished"] += len(history.entries) - raced
     return dict(totals)
+
+
+# ---- players' lists of games under the race --------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One game as ListMyGames showed it to a player during the race, and the game's
+    version read just before and just after."""
+
+    game_id: str
+    seat: int
+    version: int
+    to_move: int | None
+    your_turn: bool
+    before: int
+    after: int
+
+
+def list_my_games_meanwhile(
+    ports: list[Endpoint], players: list[str], seconds: float, found: list[Listing]
+) -> Callable[[], None]:
+    """A `during` for `run_race`: players' ListMyGames over and over, each bracketed by
+    GetGame of every game listed, alternating workers and transports."""
+
+    def during() -> None:
+        deadline = time.monotonic() + seconds
+        clients = [GrpcClient(g) for g, _ in ports] + [RestClient(h) for _, h in ports]
+        n = 0
+        while time.monotonic() < deadline:
+            client = clients[n % len(clients)]
+            token = players[n % len(players)]
+            n += 1
+            listed = client.call("ListMyGames", pb.ListMyGamesRequest(), token).games
+            before = {g.game_id: _version(client, g.game_id) for g in listed}
+            listed = client.call("ListMyGames", pb.ListMyGamesRequest(), token).games
+            for game in listed:
+                found.append(
+                    Listing(
+                        game.game_id,
+                        game.seat,
+                        game.version,
+                        game.to_move if game.HasField("to_move") else None,
+                        game.your_turn,
+                        before.get(game.game_id, 0),
+                        _version(client, game.game_id),
+                    )
+                )
+        for client in clients:
+            client.close()
+
+    return during
+
+
+def _version(client: ApiClient, game_id: str) -> int:
+    return int(client.call("GetGame", api.GetGameRequest(game_id=game_id)).view.version)
+
+
+def check_listings(client: ApiClient, tables: list[Table], listings: list[Listing]) -> int:
+    """Every listing showed the game as it truly was at a version between the reads around
+    it: never a stale state. (After the race, every game is over: its history replays from
+    the revealed seed to the listed version.)"""
+    histories = {t.game_id: whole_history(client, t.game_id) for t in tables}
+    kinds = {t.game_id: t.kind for t in tables}
+    for listing in listings:
+        assert listing.before <= listing.version <= listing.after, listing
+        state = replay(histories[listing.game_id], kinds[listing.game_id], listing.version)
+        to_move = None if state.is_over() else state.to_move
+        assert listing.to_move == to_move, listing
+        assert listing.your_turn == (to_move == listing.seat), listing
+    return len(listings)

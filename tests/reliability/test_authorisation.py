@@ -1,17 +1,21 @@
 """Authorisation: every RPC, over gRPC and REST, with no token, the right one, a token of
 another seat, of another game, forged ones, and odd `authorization` values. A token acts for
 its own seat of its own game and nothing else; calls that need no token answer the same
-whatever token comes with them."""
+whatever token comes with them. Players' tokens likewise: a player acts for its own seats,
+lists and hears of its own games only, and a revoked session is refused by every worker
+within a second."""
 
 from __future__ import annotations
 
 import random
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import grpc
 import httpx
+import jwt
 import pytest
 from google.protobuf import json_format
 from google.protobuf.message import Message
@@ -19,10 +23,12 @@ from google.protobuf.message import Message
 from genial.service.routes import ROUTES
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
+from genial.v1 import player_service_pb2 as api_pb
 from genial.v1 import types_pb2 as types
 from tests.reliability.conftest import Spawn
 from tests.reliability.harness import LoggedWorker, assert_no_secret_in_logs, count
 from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient
+from tests.service.players import Watcher, sign_in
 from tests.service.scenarios import Table, open_table
 
 DENIED = ("PERMISSION_DENIED", "TOKEN_INVALID")
@@ -230,3 +236,165 @@ def test_odd_authorization_values(worker: LoggedWorker, games: Games) -> None:
             tried += 2
     channel.close()
     count(authorisation_calls=tried)
+
+
+# ---- players -------------------------------------------------------------------------------
+
+
+def forged_player_token(session: api_pb.Session) -> str:
+    """The player's access token with its claims kept and its signature another key's."""
+    claims = jwt.decode(session.access_token, options={"verify_signature": False})
+    return jwt.encode(claims, "k" * 40, algorithm="HS256", headers={"kid": "store"})
+
+
+def test_a_player_acts_for_its_own_seats_and_reads_its_own_feed(
+    worker: LoggedWorker, client: ApiClient
+) -> None:
+    """Players Ada and Bob at game G (with an anonymous seat token), Bob and Eve at game O.
+    A player acts for its own seat and no other, sees its own hand only, lists its own games
+    and hears of its own games only; a forged or revoked token is refused; calls of players
+    need a player's token."""
+    make: Callable[[], ApiClient] = (
+        (lambda: GrpcClient(worker.grpc_port))
+        if isinstance(client, GrpcClient)
+        else (lambda: RestClient(worker.http_port))
+    )
+    devices = {name: secrets.token_urlsafe(24) for name in ("ada", "bob", "eve", "gone")}
+    session = {name: sign_in(client, device, name) for name, device in devices.items()}
+    token = {name: s.access_token for name, s in session.items()}
+    g = client.call("CreateGame", api.CreateGameRequest(kind=types.GAME_KIND_CARDS, seats=3))
+    o = client.call("CreateGame", api.CreateGameRequest(kind=types.GAME_KIND_DICE, seats=2))
+    gid, oid = g.game_id, o.game_id
+    watchers = {name: Watcher(make, token[name]) for name in ("ada", "eve")}
+    try:
+        for name in ("ada", "bob"):
+            client.call("JoinGame", api.JoinGameRequest(game_id=gid), token[name])
+        seat_token = client.call(
+            "JoinGame", api.JoinGameRequest(game_id=gid, display_name="anon")
+        ).player_token
+        for name in ("bob", "eve"):
+            client.call("JoinGame", api.JoinGameRequest(game_id=oid), token[name])
+        client.call("RevokeSession", api_pb.RevokeSessionRequest(), token["gone"])
+        seats = {"ada": 0, "bob": 1}
+        mover = client.call("GetGame", api.GetGameRequest(game_id=gid)).view.to_move
+        move = client.call(
+            "ListLegalMoves",
+            api.ListLegalMovesRequest(game_id=gid),
+            {0: token["ada"], 1: token["bob"], 2: seat_token}[mover],
+        ).moves[0]
+        credentials = {
+            "ada": token["ada"],
+            "bob": token["bob"],
+            "eve (not seated)": token["eve"],
+            "forged": forged_player_token(session["ada"]),
+            "revoked": token["gone"],
+            "refresh token": session["ada"].refresh_token,
+        }
+        unauthenticated = {
+            "forged": ("UNAUTHENTICATED", "TOKEN_BAD_SIGNATURE"),
+            "revoked": ("UNAUTHENTICATED", "TOKEN_REVOKED"),
+            "refresh token": ("UNAUTHENTICATED", "TOKEN_BAD_AUDIENCE"),
+        }
+        tried = 0
+        for name, credential in credentials.items():
+            calls: dict[str, Callable[[], Message]] = {
+                "GetGame": lambda c=credential: client.call(
+                    "GetGame", api.GetGameRequest(game_id=gid), c
+                ),
+                "ListLegalMoves": lambda c=credential: client.call(
+                    "ListLegalMoves", api.ListLegalMovesRequest(game_id=gid), c
+                ),
+                "MakeMove": lambda c=credential: client.call(
+                    "MakeMove", api.MakeMoveRequest(game_id=gid, move=move), c
+                ),
+                "Resign": lambda c=credential: client.call(
+                    "Resign", api.ResignRequest(game_id=oid if c == token["ada"] else gid), c
+                ),
+                "Rematch": lambda c=credential: client.call(
+                    "Rematch", api.RematchRequest(game_id=oid if c == token["ada"] else gid), c
+                ),
+                "ListMyGames": lambda c=credential: client.call(
+                    "ListMyGames", api_pb.ListMyGamesRequest(), c
+                ),
+            }
+            if name == "bob":  # seated at both games: leaving one is no refusal to test
+                del calls["Resign"], calls["Rematch"]
+            if seats.get(name) == mover:  # its move would be made: only refusals here
+                del calls["MakeMove"]
+            for rpc, call in calls.items():
+                got = outcome(call)
+                tried += 1
+                if name in unauthenticated:
+                    assert got == unauthenticated[name], (name, rpc)
+                elif rpc == "GetGame":
+                    view = got.view  # type: ignore[union-attr]
+                    seat = seats.get(name)
+                    assert (view.viewer if view.HasField("viewer") else None) == seat, name
+                    assert bool(view.cards.hand) == (seat is not None), name
+                elif rpc == "ListMyGames":
+                    listed = {g.game_id for g in got.games}  # type: ignore[union-attr]
+                    expected = {"ada": {gid}, "bob": {gid, oid}, "eve (not seated)": {oid}}
+                    assert listed == expected[name], name
+                elif name == "eve (not seated)" or rpc in ("Resign", "Rematch"):
+                    # Not seated at the game: no seat to act for (Ada tries Bob's game O).
+                    assert got == DENIED, (name, rpc)
+                elif rpc == "ListLegalMoves":
+                    assert bool(got.moves) == (seats[name] == mover), name  # type: ignore[union-attr]
+                elif rpc == "MakeMove":
+                    assert got == ("FAILED_PRECONDITION", "NOT_YOUR_TURN"), name
+        # Each hears of its own game's start, and of nothing else.
+        started = api_pb.PLAYER_EVENT_TYPE_GAME_STARTED
+        watchers["eve"].wait_for(lambda e: e.game_id == oid and e.type == started)
+        watchers["ada"].wait_for(lambda e: e.game_id == gid and e.type == started)
+        time.sleep(0.5)
+        assert {e.game_id for e in watchers["ada"].events} == {gid}
+        assert {e.game_id for e in watchers["eve"].events} == {oid}
+        # Calls of a player need a player's token: a seat token is no player.
+        for rpc, request in (
+            ("GetPlayer", api_pb.GetPlayerRequest()),
+            ("ListMyGames", api_pb.ListMyGamesRequest()),
+        ):
+            assert outcome(lambda r=rpc, q=request: client.call(r, q, seat_token)) == MISSING
+    finally:
+        for watcher in watchers.values():
+            watcher.stop()
+    assert_no_secret_in_logs(
+        [worker],
+        [
+            seat_token,
+            *devices.values(),
+            *(t for s in session.values() for t in (s.access_token, s.refresh_token)),
+        ],
+    )
+    count(authorisation_calls=tried, authorisation_player_credentials=len(credentials))
+
+
+def test_a_revoked_session_is_refused_by_every_worker_within_a_second(
+    redis_url: str, spawn: Spawn
+) -> None:
+    workers = spawn(redis_url, 3, "--log-level", "DEBUG")
+    clients = [GrpcClient(w.grpc_port) for w in workers]
+    session = sign_in(clients[0], secrets.token_urlsafe(24), "Ada")
+    for c in clients:  # every worker has verified (and keeps) the token
+        c.call("GetPlayer", api_pb.GetPlayerRequest(), session.access_token)
+    RestClient(workers[1].http_port).call(
+        "RevokeSession", api_pb.RevokeSessionRequest(refresh_token=session.refresh_token)
+    )
+    revoked = time.monotonic()
+    refused_after: list[float] = []
+    for c in clients:
+        while outcome(
+            lambda c=c: c.call("GetPlayer", api_pb.GetPlayerRequest(), session.access_token)
+        ) != ("UNAUTHENTICATED", "TOKEN_REVOKED"):
+            assert time.monotonic() - revoked < 1.0, "accepted a second after it was revoked"
+            time.sleep(0.01)
+        refused_after.append(time.monotonic() - revoked)
+    assert outcome(
+        lambda: clients[2].call(
+            "RefreshSession", api_pb.RefreshSessionRequest(refresh_token=session.refresh_token)
+        )
+    ) == ("UNAUTHENTICATED", "TOKEN_REVOKED")
+    for c in clients:
+        c.close()
+    assert_no_secret_in_logs(workers, [session.access_token, session.refresh_token])
+    count(revocation_workers=len(workers), revocation_slowest_ms=int(max(refused_after) * 1000))

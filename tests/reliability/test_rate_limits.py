@@ -7,6 +7,7 @@ in about one sync interval beyond the limit; the test allows that and no more.""
 from __future__ import annotations
 
 import math
+import secrets
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from tests.reliability.harness import (
     documented_errors,
 )
 from tests.service.clients import CallError, GrpcClient, RestClient
+from tests.service.players import sign_in
 from tests.service.scenarios import Table, open_table
 
 LIMIT = 120
@@ -104,12 +106,13 @@ def fresh_window() -> None:
     time.sleep(left + 0.2)
 
 
-def hammer(burst: Burst, game_id: str, token: str | None) -> tuple[int, list[Refusal], float]:
-    """2.5 x LIMIT requests, paced; admitted, refusals and the rate they were sent at."""
+def hammer(burst: Burst, game_id: str, *tokens: str | None) -> tuple[int, list[Refusal], float]:
+    """2.5 x LIMIT requests, paced, with each token in turn; admitted, refusals and the
+    rate they were sent at."""
     admitted, refusals = 0, []
     start = time.monotonic()
-    for _ in range(LIMIT * 5 // 2):
-        refusal = burst.send(game_id, token)
+    for n in range(LIMIT * 5 // 2):
+        refusal = burst.send(game_id, tokens[n % len(tokens)])
         if refusal is None:
             admitted += 1
         else:
@@ -190,3 +193,26 @@ def test_the_address_limit_is_shared_by_the_workers(
     assert burst.send(table.game_id, None) is None
     count(rate_limit_address_requests=burst.sent, rate_limit_address_refused=len(refusals) + 2)
     count(rate_limit_address_admitted_over_limit=admitted - LIMIT, rate_limit_address_slack=slack)
+
+
+def test_the_token_limit_counts_per_player(
+    limited_table: Callable[..., tuple[list[LoggedWorker], Table]],
+    burst_factory: Callable[[list[LoggedWorker]], Burst],
+) -> None:
+    """A player's sessions (two devices) share one count; another player has its own."""
+    workers, table = limited_table("--rate-limit-token", str(LIMIT), "--rate-limit-address", "0")
+    client = RestClient(workers[0].http_port)
+    device_id = secrets.token_urlsafe(24)
+    sessions = [sign_in(client, device_id) for _ in range(2)]
+    other = sign_in(client, secrets.token_urlsafe(24))
+    client.close()
+    burst = burst_factory(workers)
+    fresh_window()
+    admitted, refusals, rate = hammer(burst, table.game_id, *(s.access_token for s in sessions))
+    slack = check_burst(admitted, refusals, rate)
+    assert burst.send(table.game_id, other.access_token) is None
+    assert burst.send(table.game_id, table.tokens[0]) is None
+    secrets_sent = [t for s in (*sessions, other) for t in (s.access_token, s.refresh_token)]
+    assert_no_secret_in_logs(workers, [*secrets_sent, device_id])
+    count(rate_limit_player_requests=burst.sent, rate_limit_player_refused=len(refusals))
+    count(rate_limit_player_admitted_over_limit=admitted - LIMIT, rate_limit_player_slack=slack)

@@ -21,6 +21,8 @@ from grpc_status import rpc_status
 from genial.service.routes import ROUTES, Route
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
+from genial.v1 import player_service_pb2 as pb
+from genial.v1 import player_service_pb2_grpc as pb_grpc
 
 
 @dataclass
@@ -37,6 +39,10 @@ class ApiClient(Protocol):
     def watch(
         self, request: api.WatchGameRequest, token: str | None = None, timeout: float = 30
     ) -> Iterator[api.WatchGameResponse]: ...
+
+    def watch_player(
+        self, request: pb.WatchPlayerRequest, token: str | None = None, timeout: float = 30
+    ) -> Iterator[pb.WatchPlayerResponse]: ...
 
     def close(self) -> None: ...
 
@@ -61,6 +67,7 @@ class GrpcClient:
     def __init__(self, port: int) -> None:
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         self.stub = api_grpc.GameServiceStub(self.channel)
+        self.players = pb_grpc.PlayerServiceStub(self.channel)
 
     @staticmethod
     def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:
@@ -77,8 +84,9 @@ class GrpcClient:
         return CallError(err.code().name, reason, err.details() or "", metadata)  # type: ignore[attr-defined]
 
     def call(self, method: str, request: Any, token: str | None = None) -> Any:
+        stub = self.stub if hasattr(self.stub, method) else self.players
         try:
-            return getattr(self.stub, method)(request, metadata=self._metadata(token), timeout=30)
+            return getattr(stub, method)(request, metadata=self._metadata(token), timeout=30)
         except grpc.RpcError as err:
             raise self._error(err) from None
 
@@ -89,6 +97,17 @@ class GrpcClient:
             yield from self.stub.WatchGame(request, metadata=self._metadata(token), timeout=timeout)
         except grpc.RpcError as err:
             raise self._error(err) from None
+
+    def watch_player(
+        self, request: pb.WatchPlayerRequest, token: str | None = None, timeout: float = 30
+    ) -> Iterator[pb.WatchPlayerResponse]:
+        call = self.players.WatchPlayer(request, metadata=self._metadata(token), timeout=timeout)
+        try:
+            yield from call
+        except grpc.RpcError as err:
+            raise self._error(err) from None
+        finally:
+            call.cancel()
 
     def close(self) -> None:
         self.channel.close()
@@ -171,8 +190,31 @@ class RestClient:
         self, request: api.WatchGameRequest, token: str | None = None, timeout: float = 30
     ) -> Iterator[api.WatchGameResponse]:
         """The stream's answers; keep-alives are SSE comments, so none is yielded."""
-        route, path, fields = self._request("WatchGame", request)
-        headers = self._headers(token)
+        for _, data in self.stream("WatchGame", request, token, timeout):
+            yield json_format.Parse(data, api.WatchGameResponse())
+
+    def watch_player(
+        self, request: pb.WatchPlayerRequest, token: str | None = None, timeout: float = 30
+    ) -> Iterator[pb.WatchPlayerResponse]:
+        for event, data in self.stream("WatchPlayer", request, token, timeout):
+            answer = json_format.Parse(data, pb.WatchPlayerResponse())
+            assert (event.event, event.id) == (
+                "games" if answer.HasField("games") else "player",
+                answer.cursor,
+            )
+            yield answer
+
+    def stream(
+        self,
+        method: str,
+        request: Any,
+        token: str | None,
+        timeout: float,
+        headers: dict[str, str] | None = None,
+    ) -> Iterator[tuple[ServerSentEvent, str]]:
+        """A stream's events and their data; an `error` event is raised."""
+        route, path, fields = self._request(method, request)
+        headers = {**self._headers(token), **(headers or {})}
         with self.http.stream(
             route.verb, path, params=fields, headers=headers, timeout=timeout
         ) as reply:
@@ -183,7 +225,7 @@ class RestClient:
                 data = "\n".join(event.data)
                 if event.event == "error":
                     raise self._error(json.loads(data)["error"])
-                yield json_format.Parse(data, api.WatchGameResponse())
+                yield event, data
 
     def close(self) -> None:
         self.http.close()

@@ -57,6 +57,7 @@ SERVICE_EVENTS: list[dict[str, Any]] = [
     {"type": "game_started"},
     {"type": "turn_timed_out", "seat": 1},
     {"type": "seat_reclaimed", "seat": 1},
+    {"type": "seat_resigned", "seat": 0},
 ]
 
 
@@ -291,6 +292,7 @@ def test_none_leaves_an_optional_field_unset() -> None:
         "joined": True,
         "bot": None,
         "away": False,
+        "resigned": False,
     }
     player = to_proto({"bot": "greedy"}, Player())
     assert player.bot == types_pb2.BOT_STRENGTH_GREEDY

@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 
 from genial.service import json_codec
 from genial.service.app import GameApp
-from genial.service.credentials import ANONYMOUS, principal
+from genial.service.credentials import ANONYMOUS
 from genial.service.settings import Settings
 from genial.service.store import MemoryStore
 from genial.v1 import game_service_pb2 as api
@@ -45,7 +45,7 @@ async def test_every_answer_of_a_game(kind: str, seats: int) -> None:
             api.JoinGameRequest(game_id=game_id, display_name=f"player {seat}"), ANONYMOUS
         )
         same_as_json_format(joined)
-        tokens.append(principal(f"Bearer {joined.player_token}"))
+        tokens.append(await app.credentials.principal(f"Bearer {joined.player_token}"))
     same_as_json_format(await app.lobby.list_games(api.ListGamesRequest(), ANONYMOUS))
     view = joined.view
     while view.status != types_pb2.GAME_STATUS_FINISHED:

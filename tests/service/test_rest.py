@@ -49,7 +49,13 @@ def test_json_follows_the_protobuf_mapping(http: httpx.Client) -> None:
     assert view["version"] == "0"  # int64 as a string
     assert view["seed"] == ""  # fields without presence print their defaults
     assert "toMove" not in view  # an unset optional field is left out
-    assert view["players"][0] == {"seat": 0, "displayName": "Ada", "joined": True, "away": False}
+    assert view["players"][0] == {
+        "seat": 0,
+        "displayName": "Ada",
+        "joined": True,
+        "away": False,
+        "resigned": False,
+    }
 
 
 @pytest.mark.parametrize(

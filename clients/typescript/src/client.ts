@@ -1,6 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, createClient, type Client, type Transport } from "@connectrpc/connect";
 
+import { auth, type Credential } from "./credential.js";
 import { GenialError } from "./errors.js";
 import {
   GameService,
@@ -19,6 +20,7 @@ import {
   type Move,
   type MoveSchema,
 } from "./gen/genial/v1/types_pb.js";
+import type { PlayerSession } from "./player.js";
 import { createRestTransport, type RestTransportOptions } from "./rest.js";
 import { streamReader } from "./sse.js";
 import { DEFAULT_WATCH, follow, type WatchOptions, type WatchPolicy } from "./watch.js";
@@ -97,10 +99,6 @@ export interface CreateOptions {
 /** A move, as a message or as its init object: `{ move: { case: "dice", value: ... } }`. */
 export type MoveInit = MessageInitShape<typeof MoveSchema>;
 
-function auth(token: string | undefined): HeadersInit {
-  return token ? { authorization: `Bearer ${token}` } : {};
-}
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -128,7 +126,11 @@ export class GenialClient {
   readonly timeoutMs: number;
   readonly watchPolicy: WatchPolicy;
 
-  constructor(transport: Transport, options: ClientOptions = {}) {
+  constructor(
+    /** The transport, for the API's other services (`PlayerSession`). */
+    readonly transport: Transport,
+    options: ClientOptions = {},
+  ) {
     this.api = createClient(GameService, transport);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? 10_000;
@@ -149,14 +151,29 @@ export class GenialClient {
     return new GenialClient(transport, { ...options, watch });
   }
 
-  /** Calls `call`, retried as the policy allows; a refusal throws GenialError. */
-  private async call<T>(call: () => Promise<T>, idempotent = true): Promise<T> {
+  /**
+   * Calls `call` with the headers of `token`, retried as the policy allows; a refusal
+   * throws GenialError. A player's session whose token is refused gets a new one and the
+   * call goes again, once (it was not run). For the SDK's own modules.
+   */
+  async call<T>(
+    call: (headers: HeadersInit) => Promise<T>,
+    idempotent = true,
+    token?: Credential,
+  ): Promise<T> {
+    let renewed = false;
     for (let retry = 1; ; retry++) {
       let delay: number | undefined;
       try {
-        return await call();
+        return await call(await auth(token));
       } catch (err) {
         const error = GenialError.from(err);
+        if (error.code === Code.Unauthenticated && typeof token === "object" && !renewed) {
+          await token.renew();
+          renewed = true;
+          retry--;
+          continue;
+        }
         delay = this.delay(error, retry, idempotent);
         if (delay === undefined) {
           throw error;
@@ -164,6 +181,15 @@ export class GenialClient {
       }
       await sleep(delay);
     }
+  }
+
+  /**
+   * Signs a player in by a device id the app keeps (16-128 characters; the same id is the
+   * same player, on any device): see `PlayerSession`.
+   */
+  async signInAsGuest(deviceId: string, displayName = ""): Promise<PlayerSession> {
+    const { PlayerSession } = await import("./player.js");
+    return PlayerSession.signInAsGuest(this, deviceId, displayName);
   }
 
   /** Milliseconds before retry number `retry` of a call that failed with `error`, if any. */
@@ -219,9 +245,11 @@ export class GenialClient {
   }
 
   /** The game as the seat of `token` sees it; without a token, a spectator's view. */
-  async view(gameId: string, token?: string): Promise<GameView> {
-    const response = await this.call(() =>
-      this.api.getGame({ gameId }, { headers: auth(token), timeoutMs: this.timeoutMs }),
+  async view(gameId: string, token?: Credential): Promise<GameView> {
+    const response = await this.call(
+      (headers) => this.api.getGame({ gameId }, { headers, timeoutMs: this.timeoutMs }),
+      true,
+      token,
     );
     if (response.view === undefined) {
       throw new GenialError(Code.Internal, "", "GetGame answered without a view");
@@ -230,9 +258,11 @@ export class GenialClient {
   }
 
   /** The legal moves of the seat of `token`, with the version they are legal at. */
-  async legalMoves(gameId: string, token: string): Promise<ListLegalMovesResponse> {
-    return this.call(() =>
-      this.api.listLegalMoves({ gameId }, { headers: auth(token), timeoutMs: this.timeoutMs }),
+  async legalMoves(gameId: string, token: Credential): Promise<ListLegalMovesResponse> {
+    return this.call(
+      (headers) => this.api.listLegalMoves({ gameId }, { headers, timeoutMs: this.timeoutMs }),
+      true,
+      token,
     );
   }
 
@@ -243,7 +273,7 @@ export class GenialClient {
    */
   async move(
     gameId: string,
-    token: string,
+    token: Credential,
     move: MoveInit,
     options: { expectedVersion?: bigint; requestId?: string } = {},
   ): Promise<MakeMoveResponse> {
@@ -253,8 +283,10 @@ export class GenialClient {
       expectedVersion: options.expectedVersion,
       requestId: options.requestId ?? crypto.randomUUID(),
     };
-    return this.call(() =>
-      this.api.makeMove(request, { headers: auth(token), timeoutMs: this.timeoutMs }),
+    return this.call(
+      (headers) => this.api.makeMove(request, { headers, timeoutMs: this.timeoutMs }),
+      true,
+      token,
     );
   }
 
@@ -324,7 +356,8 @@ export class Seat {
     readonly client: GenialClient,
     readonly gameId: string,
     readonly seat: number,
-    readonly token: string,
+    /** The seat's player token, or the session of the player the seat is bound to. */
+    readonly token: Credential,
     version = 0n,
   ) {
     this.version = version;

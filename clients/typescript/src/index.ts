@@ -14,6 +14,8 @@ export {
   type RetryPolicy,
   type Strength,
 } from "./client.js";
+export type { Credential, TokenSource } from "./credential.js";
+export { PlayerSession } from "./player.js";
 export { Code } from "@connectrpc/connect";
 export { codeName, GenialError } from "./errors.js";
 export { createRestTransport, type RestTransportOptions } from "./rest.js";
@@ -23,5 +25,6 @@ export * from "./gen/genial/v1/cards_pb.js";
 export * from "./gen/genial/v1/color_pb.js";
 export * from "./gen/genial/v1/dice_pb.js";
 export * from "./gen/genial/v1/game_service_pb.js";
+export * from "./gen/genial/v1/player_service_pb.js";
 export * from "./gen/genial/v1/tiles_pb.js";
 export * from "./gen/genial/v1/types_pb.js";

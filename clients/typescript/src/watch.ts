@@ -7,6 +7,7 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 
 import type { GenialClient } from "./client.js";
+import { auth, type Credential } from "./credential.js";
 import { GenialError } from "./errors.js";
 import { anySignal } from "./signals.js";
 import {
@@ -65,8 +66,9 @@ export interface Reconnecting {
 export interface WatchOptions {
   /** Yield what happened after this version (0: the whole game, seats taken included). */
   fromVersion?: bigint;
-  /** A seat's token, for that seat's views; none for a spectator's. */
-  token?: string;
+  /** A seat's token (or its player's session), for that seat's views; none for a
+   * spectator's. */
+  token?: Credential;
   /** Ends the watch (it then throws CANCELLED). */
   signal?: AbortSignal;
   /** Called before each reconnect, to show that the connection was lost. */
@@ -135,7 +137,7 @@ export async function* follow(
         ? poll(client, gameId, version, token, signals, policy.pollIntervalMs)
         : client.api.watchGame(
             { gameId, fromVersion: version },
-            { headers: auth(token), signal: signals },
+            { headers: await auth(token), signal: signals },
           );
       let answered = false;
       for await (const update of updates) {
@@ -198,10 +200,6 @@ export async function* follow(
   }
 }
 
-function auth(token: string | undefined): HeadersInit {
-  return token ? { authorization: `Bearer ${token}` } : {};
-}
-
 /**
  * The watch's answers made from GetGame and GetHistory, polled every `intervalMs`: for a
  * platform with no way to stream. Seats taken are told in seat order (the stream tells them
@@ -212,7 +210,7 @@ async function* poll(
   client: GenialClient,
   gameId: string,
   fromVersion: bigint,
-  token: string | undefined,
+  token: Credential | undefined,
   signal: AbortSignal,
   intervalMs: number,
 ): AsyncGenerator<WatchGameResponse> {

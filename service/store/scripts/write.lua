@@ -1,6 +1,7 @@
 -- One compare-and-set of a game: the record, its log entry, the request id, a snapshot.
--- KEYS: record, log, request ids, snapshots. ARGV: expected rev, new record, entry id,
--- entry, request id ('' for none), version, ttl in ms (0: none), snapshot ('' for none).
+-- KEYS: record, log, request ids, snapshots. ARGV: expected rev, new record, entry id
+-- ('' for none: a change of the metadata alone), entry, request id ('' for none), version,
+-- ttl in ms (0: none), snapshot ('' for none).
 -- Returns {1} written, {0} no game, {2, version} request id already applied,
 -- {3, record} another write came first.
 if ARGV[5] ~= '' then
@@ -13,7 +14,7 @@ if string.match(current, '^%d+') ~= ARGV[1] then return {3, current} end
 local ttl = tonumber(ARGV[7])
 if ttl > 0 then redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
 else redis.call('SET', KEYS[1], ARGV[2]) end
-redis.call('XADD', KEYS[2], ARGV[3], 'd', ARGV[4])
+if ARGV[3] ~= '' then redis.call('XADD', KEYS[2], ARGV[3], 'd', ARGV[4]) end
 local version = tonumber(ARGV[6])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], version)

@@ -13,7 +13,7 @@ import random
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Self, cast
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, cast
 
 import grpc
 from google.protobuf.message import Message
@@ -24,6 +24,9 @@ from genial.v1 import game_service_pb2_grpc as api_grpc
 from genial.v1 import types_pb2 as types
 
 from .errors import GenialError
+
+if TYPE_CHECKING:
+    from .player import PlayerSession
 
 Kind = Literal["cards", "dice", "tiles"]
 """The three games."""
@@ -111,6 +114,27 @@ class RetryPolicy:
         return idempotent and error.code in RETRIED_WHEN_IDEMPOTENT
 
 
+class TokenSource(Protocol):
+    """Gives a bearer token when asked, and a new one when the last was refused: a player's
+    session (`PlayerSession`), which refreshes its access token by itself."""
+
+    async def access_token(self) -> str:
+        """A token to send now (refreshed first when it is about to expire)."""
+        ...
+
+    async def renew(self) -> None:
+        """Get a new token: the service refused the last one (UNAUTHENTICATED)."""
+        ...
+
+
+Credential = str | TokenSource | None
+"""What a call acts with: a seat's player token, a player's session, or nothing."""
+
+
+async def _bearer(token: Credential) -> str | None:
+    return token if token is None or isinstance(token, str) else await token.access_token()
+
+
 def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),) if token else ()
 
@@ -177,22 +201,38 @@ class GenialClient:
         self,
         rpc: Callable[..., Awaitable[Any]],
         request: Message,
-        token: str | None = None,
+        token: Credential = None,
         *,
         idempotent: bool = True,
     ) -> Any:
-        """Call `rpc`, retried as the policy allows; a refusal raises `GenialError`."""
+        """Call `rpc`, retried as the policy allows; a refusal raises `GenialError`. A
+        player's session whose token is refused gets a new one and the call goes again,
+        once (it was not run)."""
         retry = 0
+        renewed = False
         while True:
             try:
-                return await rpc(request, metadata=_metadata(token), timeout=self.timeout)
+                metadata = _metadata(await _bearer(token))
+                return await rpc(request, metadata=metadata, timeout=self.timeout)
             except aio.AioRpcError as err:
                 error = GenialError.from_rpc_error(err)
+                session = token if token is not None and not isinstance(token, str) else None
+                if error.code == grpc.StatusCode.UNAUTHENTICATED and session and not renewed:
+                    await session.renew()
+                    renewed = True
+                    continue
                 retry += 1
                 delay = self.retry.delay(error, retry, idempotent)
                 if delay is None:
                     raise error from None
             await asyncio.sleep(delay)
+
+    async def sign_in_as_guest(self, device_id: str, display_name: str = "") -> PlayerSession:
+        """Sign a player in by a device id the app keeps (16-128 characters; the same id is
+        the same player, on any device): see `PlayerSession`."""
+        from .player import PlayerSession  # noqa: PLC0415  (player builds on this module)
+
+        return await PlayerSession.sign_in_as_guest(self, device_id, display_name)
 
     async def create(
         self,
@@ -230,14 +270,14 @@ class GenialClient:
         )
         return Seat(self, game_id, response.seat, response.player_token, response.view.version)
 
-    async def view(self, game_id: str, token: str | None = None) -> types.GameView:
+    async def view(self, game_id: str, token: Credential = None) -> types.GameView:
         """The game as the seat of `token` sees it; without a token, a spectator's view."""
         response: api.GetGameResponse = await self._unary(
             self._stub.GetGame, api.GetGameRequest(game_id=game_id), token
         )
         return response.view
 
-    async def legal_moves(self, game_id: str, token: str) -> api.ListLegalMovesResponse:
+    async def legal_moves(self, game_id: str, token: Credential) -> api.ListLegalMovesResponse:
         """The legal moves of the seat of `token`, with the version they are legal at
         (none when it is not the seat's turn)."""
         response: api.ListLegalMovesResponse = await self._unary(
@@ -248,7 +288,7 @@ class GenialClient:
     async def move(
         self,
         game_id: str,
-        token: str,
+        token: Credential,
         move: types.Move,
         *,
         expected_version: int | None = None,
@@ -268,14 +308,14 @@ class GenialClient:
         return response
 
     async def watch(
-        self, game_id: str, *, from_version: int = 0, token: str | None = None
+        self, game_id: str, *, from_version: int = 0, token: Credential = None
     ) -> AsyncIterator[api.WatchGameResponse]:
         """Follow a game: each seat taken and each move after `from_version` (0: all of
         them), with its events and a fresh view for the seat of `token` (or a spectator's),
         then the live ones as they happen. Ends when the game is over; leave the loop to stop
         earlier. The service's keep-alives are not yielded."""
         request = api.WatchGameRequest(game_id=game_id, from_version=from_version)
-        call = self._stub.WatchGame(request, metadata=_metadata(token))
+        call = self._stub.WatchGame(request, metadata=_metadata(await _bearer(token)))
         try:
             async for update in call:
                 if update.events:
@@ -334,7 +374,8 @@ class Seat:
     client: GenialClient
     game_id: str
     seat: int
-    token: str
+    token: Credential
+    """The seat's player token, or the session of the player the seat is bound to."""
     version: int = 0
     """The version of the last view, list of legal moves or move this seat got through
     `view`, `legal_moves` or `move` (`watch` leaves it alone: what is seen there is not

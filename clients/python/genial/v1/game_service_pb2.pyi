@@ -187,3 +187,29 @@ class ListGamesResponse(_message.Message):
     games: _containers.RepeatedCompositeFieldContainer[_types_pb2.GameSummary]
     next_page_token: str
     def __init__(self, games: _Optional[_Iterable[_Union[_types_pb2.GameSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ResignRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class ResignResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _types_pb2.GameView
+    def __init__(self, view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ...) -> None: ...
+
+class RematchRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class RematchResponse(_message.Message):
+    __slots__ = ("game_id", "view")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    view: _types_pb2.GameView
+    def __init__(self, game_id: _Optional[str] = ..., view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ...) -> None: ...

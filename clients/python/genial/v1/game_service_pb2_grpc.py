@@ -28,7 +28,8 @@ if _version_not_supported:
 class GameServiceStub:
     """The game service. A caller that joined a seat passes the seat's player token as a bearer
     token ("authorization: Bearer <token>" metadata, or the HTTP header) to move and to see
-    its hidden things; without one it is a spectator.
+    its hidden things; without one it is a spectator. A signed-in player (PlayerService)
+    passes its access token instead, and acts for the seats bound to it from any device.
     """
 
     def __init__(self, channel):
@@ -77,12 +78,23 @@ class GameServiceStub:
                 request_serializer=genial_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
                 response_deserializer=genial_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
                 _registered_method=True)
+        self.Resign = channel.unary_unary(
+                '/genial.v1.GameService/Resign',
+                request_serializer=genial_dot_v1_dot_game__service__pb2.ResignRequest.SerializeToString,
+                response_deserializer=genial_dot_v1_dot_game__service__pb2.ResignResponse.FromString,
+                _registered_method=True)
+        self.Rematch = channel.unary_unary(
+                '/genial.v1.GameService/Rematch',
+                request_serializer=genial_dot_v1_dot_game__service__pb2.RematchRequest.SerializeToString,
+                response_deserializer=genial_dot_v1_dot_game__service__pb2.RematchResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
     """The game service. A caller that joined a seat passes the seat's player token as a bearer
     token ("authorization: Bearer <token>" metadata, or the HTTP header) to move and to see
-    its hidden things; without one it is a spectator.
+    its hidden things; without one it is a spectator. A signed-in player (PlayerService)
+    passes its access token instead, and acts for the seats bound to it from any device.
     """
 
     def CreateGame(self, request, context):
@@ -93,7 +105,9 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def JoinGame(self, request, context):
-        """Takes a seat of a game and returns the seat's player token.
+        """Takes a seat of a game and returns the seat's player token. With a player's access
+        token the seat is bound to the player instead (no seat token is returned), and joining
+        a game the player already sits at returns that seat again.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -136,6 +150,25 @@ class GameServiceServicer:
 
     def ListGames(self, request, context):
         """Lists games for the lobby, a page at a time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Resign(self, request, context):
+        """Leaves a game in progress for good: the greedy bot plays the caller's seat to the end,
+        and the standings still rank the seat, marked as resigned. Resigning again changes
+        nothing. When every seat played by people has resigned, the bots play the game out.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Rematch(self, request, context):
+        """Asks for a new game like a finished one: the same kind, seats, options, bots and turn
+        timer. Seats that were bound to players are reserved for them for a while (they are
+        invited on PlayerService.WatchPlayer and take the seat with JoinGame); the others are
+        open. Whoever asks first creates it; everyone who asks gets the same game.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -184,6 +217,16 @@ def add_GameServiceServicer_to_server(servicer, server):
                     request_deserializer=genial_dot_v1_dot_game__service__pb2.ListGamesRequest.FromString,
                     response_serializer=genial_dot_v1_dot_game__service__pb2.ListGamesResponse.SerializeToString,
             ),
+            'Resign': grpc.unary_unary_rpc_method_handler(
+                    servicer.Resign,
+                    request_deserializer=genial_dot_v1_dot_game__service__pb2.ResignRequest.FromString,
+                    response_serializer=genial_dot_v1_dot_game__service__pb2.ResignResponse.SerializeToString,
+            ),
+            'Rematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.Rematch,
+                    request_deserializer=genial_dot_v1_dot_game__service__pb2.RematchRequest.FromString,
+                    response_serializer=genial_dot_v1_dot_game__service__pb2.RematchResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'genial.v1.GameService', rpc_method_handlers)
@@ -195,7 +238,8 @@ def add_GameServiceServicer_to_server(servicer, server):
 class GameService:
     """The game service. A caller that joined a seat passes the seat's player token as a bearer
     token ("authorization: Bearer <token>" metadata, or the HTTP header) to move and to see
-    its hidden things; without one it is a spectator.
+    its hidden things; without one it is a spectator. A signed-in player (PlayerService)
+    passes its access token instead, and acts for the seats bound to it from any device.
     """
 
     @staticmethod
@@ -404,6 +448,60 @@ class GameService:
             '/genial.v1.GameService/ListGames',
             genial_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
             genial_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Resign(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/genial.v1.GameService/Resign',
+            genial_dot_v1_dot_game__service__pb2.ResignRequest.SerializeToString,
+            genial_dot_v1_dot_game__service__pb2.ResignResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Rematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/genial.v1.GameService/Rematch',
+            genial_dot_v1_dot_game__service__pb2.RematchRequest.SerializeToString,
+            genial_dot_v1_dot_game__service__pb2.RematchResponse.FromString,
             options,
             channel_credentials,
             insecure,

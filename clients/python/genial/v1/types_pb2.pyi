@@ -59,18 +59,20 @@ class GameOptions(_message.Message):
     def __init__(self, rounds: _Optional[int] = ..., variant_e: _Optional[bool] = ..., sections: _Optional[_Iterable[int]] = ..., line_length: _Optional[int] = ...) -> None: ...
 
 class Player(_message.Message):
-    __slots__ = ("seat", "display_name", "joined", "bot", "away")
+    __slots__ = ("seat", "display_name", "joined", "bot", "away", "resigned")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     JOINED_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     AWAY_FIELD_NUMBER: _ClassVar[int]
+    RESIGNED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     display_name: str
     joined: bool
     bot: BotStrength
     away: bool
-    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., joined: _Optional[bool] = ..., bot: _Optional[_Union[BotStrength, str]] = ..., away: _Optional[bool] = ...) -> None: ...
+    resigned: bool
+    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., joined: _Optional[bool] = ..., bot: _Optional[_Union[BotStrength, str]] = ..., away: _Optional[bool] = ..., resigned: _Optional[bool] = ...) -> None: ...
 
 class Standing(_message.Message):
     __slots__ = ("seat", "rank", "points")
@@ -141,7 +143,7 @@ class Move(_message.Message):
     def __init__(self, cards: _Optional[_Union[_cards_pb2.CardsMove, _Mapping]] = ..., dice: _Optional[_Union[_dice_pb2.DiceMove, _Mapping]] = ..., tiles: _Optional[_Union[_tiles_pb2.TilesMove, _Mapping]] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("cards", "dice", "tiles", "round_over", "game_over", "player_joined", "game_started", "turn_timed_out", "seat_reclaimed")
+    __slots__ = ("cards", "dice", "tiles", "round_over", "game_over", "player_joined", "game_started", "turn_timed_out", "seat_reclaimed", "seat_resigned")
     CARDS_FIELD_NUMBER: _ClassVar[int]
     DICE_FIELD_NUMBER: _ClassVar[int]
     TILES_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +153,7 @@ class Event(_message.Message):
     GAME_STARTED_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
     SEAT_RECLAIMED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_RESIGNED_FIELD_NUMBER: _ClassVar[int]
     cards: _cards_pb2.CardsEvent
     dice: _dice_pb2.DiceEvent
     tiles: _tiles_pb2.TilesEvent
@@ -160,7 +163,8 @@ class Event(_message.Message):
     game_started: GameStarted
     turn_timed_out: TurnTimedOut
     seat_reclaimed: SeatReclaimed
-    def __init__(self, cards: _Optional[_Union[_cards_pb2.CardsEvent, _Mapping]] = ..., dice: _Optional[_Union[_dice_pb2.DiceEvent, _Mapping]] = ..., tiles: _Optional[_Union[_tiles_pb2.TilesEvent, _Mapping]] = ..., round_over: _Optional[_Union[RoundOver, _Mapping]] = ..., game_over: _Optional[_Union[GameOver, _Mapping]] = ..., player_joined: _Optional[_Union[PlayerJoined, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ..., seat_reclaimed: _Optional[_Union[SeatReclaimed, _Mapping]] = ...) -> None: ...
+    seat_resigned: SeatResigned
+    def __init__(self, cards: _Optional[_Union[_cards_pb2.CardsEvent, _Mapping]] = ..., dice: _Optional[_Union[_dice_pb2.DiceEvent, _Mapping]] = ..., tiles: _Optional[_Union[_tiles_pb2.TilesEvent, _Mapping]] = ..., round_over: _Optional[_Union[RoundOver, _Mapping]] = ..., game_over: _Optional[_Union[GameOver, _Mapping]] = ..., player_joined: _Optional[_Union[PlayerJoined, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ..., seat_reclaimed: _Optional[_Union[SeatReclaimed, _Mapping]] = ..., seat_resigned: _Optional[_Union[SeatResigned, _Mapping]] = ...) -> None: ...
 
 class TurnTimedOut(_message.Message):
     __slots__ = ("seat",)
@@ -169,6 +173,12 @@ class TurnTimedOut(_message.Message):
     def __init__(self, seat: _Optional[int] = ...) -> None: ...
 
 class SeatReclaimed(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class SeatResigned(_message.Message):
     __slots__ = ("seat",)
     SEAT_FIELD_NUMBER: _ClassVar[int]
     seat: int

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from grpc import StatusCode
 from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult
@@ -86,7 +87,7 @@ class PlayApp(App[None]):
         try:
             self.seat = seat = await self.sit_down(client)
             view = await seat.view()
-            if self.book is not None:
+            if self.book is not None and isinstance(seat.token, str):  # a player's: no token
                 name = view.players[seat.seat].display_name
                 self.book.keep(KeptSeat(self.target, seat.game_id, seat.seat, seat.token, name))
             self.sub_title = f"{kind_name(view.kind)} · game {seat.game_id} · seat {seat.seat}"
@@ -112,6 +113,8 @@ class PlayApp(App[None]):
 
     async def sit_down(self, client: GenialClient) -> Seat:
         game = self.game
+        if game.device_id is not None and game.token is None:
+            return await self.sit_down_as_guest(client, game.device_id)
         if game.resume is not None:
             assert game.token is not None
             view = await client.view(game.resume, game.token)
@@ -125,6 +128,25 @@ class PlayApp(App[None]):
             created = await client.create(game.kind, seats, bots=bots)
             seat = await client.join(created.game_id, game.name, seat=0)
         return seat
+
+    async def sit_down_as_guest(self, client: GenialClient, device: str) -> Seat:
+        """The guest's seat: taken now, or found again (by game, or the most awaited)."""
+        game = self.game
+        me = await client.sign_in_as_guest(device)
+        if game.resume == "":
+            async for mine in me.my_games():
+                if mine.status != types.GAME_STATUS_FINISHED:
+                    return me.seat(mine)
+            raise GenialError(StatusCode.NOT_FOUND, "GAME_NOT_FOUND", "you have no game to resume")
+        if game.resume is not None:
+            return await me.join(game.resume)  # the seat the player holds, again
+        if game.join:
+            return await me.join(game.join, game.name, seat=game.seat)
+        assert game.kind is not None
+        seats = max(game.seats or 2, game.bots + 1)
+        bots = dict.fromkeys(range(1, game.bots + 1), game.strength)
+        created = await client.create(game.kind, seats, bots=bots)
+        return await me.join(created.game_id, game.name, seat=0)
 
     def log_events(self, view: types.GameView, happened: Iterable[types.Event]) -> None:
         log = self.query_one("#log", RichLog)
@@ -145,7 +167,8 @@ class PlayApp(App[None]):
         """How to come back to the seat, while the game is on ("" when it is over)."""
         if self.seat is None or self.view.status == types.GAME_STATUS_FINISHED:
             return ""
-        token = None if self.book is not None else self.seat.token
+        token = self.seat.token if isinstance(self.seat.token, str) else None
+        token = None if self.book is not None else token
         command = resume_command(self.prog, self.target, self.seat.game_id, token)
         return f"game {self.seat.game_id}: come back to your seat with  {command}"
 

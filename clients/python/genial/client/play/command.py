@@ -4,12 +4,14 @@ distribution). It loads Textual only to run the app, so that `genial` works with
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from genial.client import DEFAULT_TARGET, Kind, Strength
 
+from .mine import device_id, device_path, my_games
 from .seats import SeatBook, default_path
 
 MISSING_TEXTUAL = (
@@ -24,7 +26,8 @@ UI_PACKAGES = ("textual", "rich")
 @dataclass(frozen=True, slots=True)
 class Game:
     """What to play: a new game (`kind`, the bots and the seats), a game to `join`, or a seat
-    to `resume` with its `token`."""
+    to `resume` with its `token`; as the guest of `device_id`, whose seats are bound to the
+    player (then `resume` "" is the player's game where it is most awaited)."""
 
     kind: Kind | None = None
     bots: int = 0
@@ -35,6 +38,7 @@ class Game:
     name: str = "player"
     resume: str | None = None
     token: str | None = None
+    device_id: str | None = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +81,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="do not keep the seat's token (the screen shows it, to come back with --token)",
     )
     parser.add_argument(
+        "--guest",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="play as a guest player, signed in by this computer's device id (kept in "
+        f"{device_path()}): your seats follow you from run to run, and --resume finds them; "
+        "--no-guest: seat tokens only",
+    )
+    parser.add_argument(
+        "--mine", action="store_true", help="list your games (as the guest) and exit"
+    )
+    parser.add_argument(
         "--target", help=f"the server's gRPC address, host:port (default: {DEFAULT_TARGET})"
     )
     parser.set_defaults(play_prog=parser.prog)
@@ -97,17 +112,26 @@ def game_of(args: argparse.Namespace, book: SeatBook) -> tuple[str, Game]:
     target = args.target or DEFAULT_TARGET
     if args.resume is None:
         return target, Game(
-            args.kind, args.bots, args.strength, args.seats, args.join, args.seat, args.name
+            args.kind,
+            args.bots,
+            args.strength,
+            args.seats,
+            args.join,
+            args.seat,
+            args.name,
+            device_id=device_id(device_path()) if args.guest else None,
         )
     if args.token is not None:
         return target, Game(resume=args.resume, token=args.token)
     kept = book.find(args.resume or None, args.target)
-    if kept is None:
-        which = f"game {args.resume}" if args.resume else "any game"
-        raise SystemExit(
-            f"{prog}: no seat of {which} is kept in {book.path}; pass --resume GAME_ID --token"
-        )
-    return kept.target, Game(resume=kept.game_id, token=kept.token)
+    if kept is not None:
+        return kept.target, Game(resume=kept.game_id, token=kept.token)
+    if args.guest:  # the guest's seats are found by the server
+        return target, Game(resume=args.resume, device_id=device_id(device_path()))
+    which = f"game {args.resume}" if args.resume else "any game"
+    raise SystemExit(
+        f"{prog}: no seat of {which} is kept in {book.path}; pass --resume GAME_ID --token"
+    )
 
 
 def resume_command(prog: str, target: str, game_id: str, token: str | None) -> str:
@@ -122,7 +146,13 @@ def resume_command(prog: str, target: str, game_id: str, token: str | None) -> s
 
 
 def run(args: argparse.Namespace) -> int:
-    """`genial play`: run the app until the player quits."""
+    """`genial play`: run the app until the player quits (or list the player's games)."""
+    if args.mine:
+        if not args.guest:
+            raise SystemExit(f"{args.play_prog}: --mine lists a guest's games: drop --no-guest")
+        target = args.target or DEFAULT_TARGET
+        print(asyncio.run(my_games(target, device_id(device_path()), args.play_prog)))
+        return 0
     try:
         from .app import PlayApp  # noqa: PLC0415  (Textual loads only to play)
     except ImportError as err:

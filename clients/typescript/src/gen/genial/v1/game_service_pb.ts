@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file genial/v1/game_service.proto.
  */
 export const file_genial_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxnZW5pYWwvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglnZW5pYWwudjEivAEKEUNyZWF0ZUdhbWVSZXF1ZXN0EiEKBGtpbmQYASABKA4yEy5nZW5pYWwudjEuR2FtZUtpbmQSDQoFc2VhdHMYAiABKAUSJwoHb3B0aW9ucxgDIAEoCzIWLmdlbmlhbC52MS5HYW1lT3B0aW9ucxIgCgRib3RzGAQgAygLMhIuZ2VuaWFsLnYxLlNlYXRCb3QSGQoMdHVybl9zZWNvbmRzGAUgASgFSACIAQFCDwoNX3R1cm5fc2Vjb25kcyJBCgdTZWF0Qm90EgwKBHNlYXQYASABKAUSKAoIc3RyZW5ndGgYAiABKA4yFi5nZW5pYWwudjEuQm90U3RyZW5ndGgiXQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSIQoEdmlldxgCIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldxITCgtzZWVkX3NoYTI1NhgDIAEoCSJUCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEQoEc2VhdBgDIAEoBUgAiAEBQgcKBV9zZWF0IlkKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRIUCgxwbGF5ZXJfdG9rZW4YAiABKAkSIQoEdmlldxgDIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldyIhCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIjQKD0dldEdhbWVSZXNwb25zZRIhCgR2aWV3GAEgASgLMhMuZ2VuaWFsLnYxLkdhbWVWaWV3IigKFUxpc3RMZWdhbE1vdmVzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkkKFkxpc3RMZWdhbE1vdmVzUmVzcG9uc2USHgoFbW92ZXMYASADKAsyDy5nZW5pYWwudjEuTW92ZRIPCgd2ZXJzaW9uGAIgASgDIokBCg9NYWtlTW92ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRtb3ZlGAIgASgLMg8uZ2VuaWFsLnYxLk1vdmUSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYBCABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iaAoQTWFrZU1vdmVSZXNwb25zZRIhCgR2aWV3GAEgASgLMhMuZ2VuaWFsLnYxLkdhbWVWaWV3EiAKBmV2ZW50cxgCIAMoCzIQLmdlbmlhbC52MS5FdmVudBIPCgd2ZXJzaW9uGAMgASgDIjkKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMifQoRV2F0Y2hHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIgCgZldmVudHMYAiADKAsyEC5nZW5pYWwudjEuRXZlbnQSIQoEdmlldxgDIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldxISCgprZWVwX2FsaXZlGAQgASgIIksKEUdldEhpc3RvcnlSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAki1QEKEkdldEhpc3RvcnlSZXNwb25zZRIhCgRraW5kGAEgASgOMhMuZ2VuaWFsLnYxLkdhbWVLaW5kEg0KBXNlYXRzGAIgASgFEicKB29wdGlvbnMYAyABKAsyFi5nZW5pYWwudjEuR2FtZU9wdGlvbnMSEwoLc2VlZF9zaGEyNTYYBCABKAkSDAoEc2VlZBgFIAEoCRIoCgdlbnRyaWVzGAYgAygLMhcuZ2VuaWFsLnYxLkhpc3RvcnlFbnRyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YByABKAkigQEKDEhpc3RvcnlFbnRyeRIPCgd2ZXJzaW9uGAEgASgDEgwKBHNlYXQYAiABKAUSHQoEbW92ZRgDIAEoCzIPLmdlbmlhbC52MS5Nb3ZlEiAKBmV2ZW50cxgEIAMoCzIQLmdlbmlhbC52MS5FdmVudBIRCglhdXRvbWF0aWMYBSABKAgiXAoQTGlzdEdhbWVzUmVxdWVzdBIhCgRraW5kGAEgASgOMhMuZ2VuaWFsLnYxLkdhbWVLaW5kEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlMKEUxpc3RHYW1lc1Jlc3BvbnNlEiUKBWdhbWVzGAEgAygLMhYuZ2VuaWFsLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCTLcBgoLR2FtZVNlcnZpY2USXwoKQ3JlYXRlR2FtZRIcLmdlbmlhbC52MS5DcmVhdGVHYW1lUmVxdWVzdBodLmdlbmlhbC52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDiIJL3YxL2dhbWVzOgEqEmkKCEpvaW5HYW1lEhouZ2VuaWFsLnYxLkpvaW5HYW1lUmVxdWVzdBobLmdlbmlhbC52MS5Kb2luR2FtZVJlc3BvbnNlIiSC0+STAh4iGS92MS9nYW1lcy97Z2FtZV9pZH0vc2VhdHM6ASoSXQoHR2V0R2FtZRIZLmdlbmlhbC52MS5HZXRHYW1lUmVxdWVzdBoaLmdlbmlhbC52MS5HZXRHYW1lUmVzcG9uc2UiG4LT5JMCFRITL3YxL2dhbWVzL3tnYW1lX2lkfRJ+Cg5MaXN0TGVnYWxNb3ZlcxIgLmdlbmlhbC52MS5MaXN0TGVnYWxNb3Zlc1JlcXVlc3QaIS5nZW5pYWwudjEuTGlzdExlZ2FsTW92ZXNSZXNwb25zZSIngtPkkwIhEh8vdjEvZ2FtZXMve2dhbWVfaWR9L2xlZ2FsLW1vdmVzEmkKCE1ha2VNb3ZlEhouZ2VuaWFsLnYxLk1ha2VNb3ZlUmVxdWVzdBobLmdlbmlhbC52MS5NYWtlTW92ZVJlc3BvbnNlIiSC0+STAh4iGS92MS9nYW1lcy97Z2FtZV9pZH0vbW92ZXM6ASoSbAoJV2F0Y2hHYW1lEhsuZ2VuaWFsLnYxLldhdGNoR2FtZVJlcXVlc3QaHC5nZW5pYWwudjEuV2F0Y2hHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHMwARJuCgpHZXRIaXN0b3J5EhwuZ2VuaWFsLnYxLkdldEhpc3RvcnlSZXF1ZXN0Gh0uZ2VuaWFsLnYxLkdldEhpc3RvcnlSZXNwb25zZSIjgtPkkwIdEhsvdjEvZ2FtZXMve2dhbWVfaWR9L2hpc3RvcnkSWQoJTGlzdEdhbWVzEhsuZ2VuaWFsLnYxLkxpc3RHYW1lc1JlcXVlc3QaHC5nZW5pYWwudjEuTGlzdEdhbWVzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2dhbWVzYgZwcm90bzM", [file_genial_v1_types, file_google_api_annotations]);
+  fileDesc("ChxnZW5pYWwvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglnZW5pYWwudjEivAEKEUNyZWF0ZUdhbWVSZXF1ZXN0EiEKBGtpbmQYASABKA4yEy5nZW5pYWwudjEuR2FtZUtpbmQSDQoFc2VhdHMYAiABKAUSJwoHb3B0aW9ucxgDIAEoCzIWLmdlbmlhbC52MS5HYW1lT3B0aW9ucxIgCgRib3RzGAQgAygLMhIuZ2VuaWFsLnYxLlNlYXRCb3QSGQoMdHVybl9zZWNvbmRzGAUgASgFSACIAQFCDwoNX3R1cm5fc2Vjb25kcyJBCgdTZWF0Qm90EgwKBHNlYXQYASABKAUSKAoIc3RyZW5ndGgYAiABKA4yFi5nZW5pYWwudjEuQm90U3RyZW5ndGgiXQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSIQoEdmlldxgCIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldxITCgtzZWVkX3NoYTI1NhgDIAEoCSJUCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEQoEc2VhdBgDIAEoBUgAiAEBQgcKBV9zZWF0IlkKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRIUCgxwbGF5ZXJfdG9rZW4YAiABKAkSIQoEdmlldxgDIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldyIhCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIjQKD0dldEdhbWVSZXNwb25zZRIhCgR2aWV3GAEgASgLMhMuZ2VuaWFsLnYxLkdhbWVWaWV3IigKFUxpc3RMZWdhbE1vdmVzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkkKFkxpc3RMZWdhbE1vdmVzUmVzcG9uc2USHgoFbW92ZXMYASADKAsyDy5nZW5pYWwudjEuTW92ZRIPCgd2ZXJzaW9uGAIgASgDIokBCg9NYWtlTW92ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRtb3ZlGAIgASgLMg8uZ2VuaWFsLnYxLk1vdmUSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYBCABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iaAoQTWFrZU1vdmVSZXNwb25zZRIhCgR2aWV3GAEgASgLMhMuZ2VuaWFsLnYxLkdhbWVWaWV3EiAKBmV2ZW50cxgCIAMoCzIQLmdlbmlhbC52MS5FdmVudBIPCgd2ZXJzaW9uGAMgASgDIjkKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMifQoRV2F0Y2hHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIgCgZldmVudHMYAiADKAsyEC5nZW5pYWwudjEuRXZlbnQSIQoEdmlldxgDIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldxISCgprZWVwX2FsaXZlGAQgASgIIksKEUdldEhpc3RvcnlSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAki1QEKEkdldEhpc3RvcnlSZXNwb25zZRIhCgRraW5kGAEgASgOMhMuZ2VuaWFsLnYxLkdhbWVLaW5kEg0KBXNlYXRzGAIgASgFEicKB29wdGlvbnMYAyABKAsyFi5nZW5pYWwudjEuR2FtZU9wdGlvbnMSEwoLc2VlZF9zaGEyNTYYBCABKAkSDAoEc2VlZBgFIAEoCRIoCgdlbnRyaWVzGAYgAygLMhcuZ2VuaWFsLnYxLkhpc3RvcnlFbnRyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YByABKAkigQEKDEhpc3RvcnlFbnRyeRIPCgd2ZXJzaW9uGAEgASgDEgwKBHNlYXQYAiABKAUSHQoEbW92ZRgDIAEoCzIPLmdlbmlhbC52MS5Nb3ZlEiAKBmV2ZW50cxgEIAMoCzIQLmdlbmlhbC52MS5FdmVudBIRCglhdXRvbWF0aWMYBSABKAgiXAoQTGlzdEdhbWVzUmVxdWVzdBIhCgRraW5kGAEgASgOMhMuZ2VuaWFsLnYxLkdhbWVLaW5kEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlMKEUxpc3RHYW1lc1Jlc3BvbnNlEiUKBWdhbWVzGAEgAygLMhYuZ2VuaWFsLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIgCg1SZXNpZ25SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiMwoOUmVzaWduUmVzcG9uc2USIQoEdmlldxgBIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldyIhCg5SZW1hdGNoUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkUKD1JlbWF0Y2hSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEiEKBHZpZXcYAiABKAsyEy5nZW5pYWwudjEuR2FtZVZpZXcypggKC0dhbWVTZXJ2aWNlEl8KCkNyZWF0ZUdhbWUSHC5nZW5pYWwudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHS5nZW5pYWwudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg4iCS92MS9nYW1lczoBKhJpCghKb2luR2FtZRIaLmdlbmlhbC52MS5Kb2luR2FtZVJlcXVlc3QaGy5nZW5pYWwudjEuSm9pbkdhbWVSZXNwb25zZSIkgtPkkwIeIhkvdjEvZ2FtZXMve2dhbWVfaWR9L3NlYXRzOgEqEl0KB0dldEdhbWUSGS5nZW5pYWwudjEuR2V0R2FtZVJlcXVlc3QaGi5nZW5pYWwudjEuR2V0R2FtZVJlc3BvbnNlIhuC0+STAhUSEy92MS9nYW1lcy97Z2FtZV9pZH0SfgoOTGlzdExlZ2FsTW92ZXMSIC5nZW5pYWwudjEuTGlzdExlZ2FsTW92ZXNSZXF1ZXN0GiEuZ2VuaWFsLnYxLkxpc3RMZWdhbE1vdmVzUmVzcG9uc2UiJ4LT5JMCIRIfL3YxL2dhbWVzL3tnYW1lX2lkfS9sZWdhbC1tb3ZlcxJpCghNYWtlTW92ZRIaLmdlbmlhbC52MS5NYWtlTW92ZVJlcXVlc3QaGy5nZW5pYWwudjEuTWFrZU1vdmVSZXNwb25zZSIkgtPkkwIeIhkvdjEvZ2FtZXMve2dhbWVfaWR9L21vdmVzOgEqEmwKCVdhdGNoR2FtZRIbLmdlbmlhbC52MS5XYXRjaEdhbWVSZXF1ZXN0GhwuZ2VuaWFsLnYxLldhdGNoR2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzMAESbgoKR2V0SGlzdG9yeRIcLmdlbmlhbC52MS5HZXRIaXN0b3J5UmVxdWVzdBodLmdlbmlhbC52MS5HZXRIaXN0b3J5UmVzcG9uc2UiI4LT5JMCHRIbL3YxL2dhbWVzL3tnYW1lX2lkfS9oaXN0b3J5ElkKCUxpc3RHYW1lcxIbLmdlbmlhbC52MS5MaXN0R2FtZXNSZXF1ZXN0GhwuZ2VuaWFsLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIhGC0+STAgsSCS92MS9nYW1lcxJhCgZSZXNpZ24SGC5nZW5pYWwudjEuUmVzaWduUmVxdWVzdBoZLmdlbmlhbC52MS5SZXNpZ25SZXNwb25zZSIigtPkkwIcIhovdjEvZ2FtZXMve2dhbWVfaWR9L3Jlc2lnbhJlCgdSZW1hdGNoEhkuZ2VuaWFsLnYxLlJlbWF0Y2hSZXF1ZXN0GhouZ2VuaWFsLnYxLlJlbWF0Y2hSZXNwb25zZSIjgtPkkwIdIhsvdjEvZ2FtZXMve2dhbWVfaWR9L3JlbWF0Y2hiBnByb3RvMw", [file_genial_v1_types, file_google_api_annotations]);
 
 /**
  * A request to create a game.
@@ -177,7 +177,8 @@ export type JoinGameResponse = Message<"genial.v1.JoinGameResponse"> & {
   seat: number;
 
   /**
-   * The secret that proves the seat on later calls: keep it.
+   * The secret that proves the seat on later calls: keep it. Empty when the seat is bound
+   * to the calling player, whose access token proves it.
    *
    * @generated from field: string player_token = 2;
    */
@@ -650,9 +651,101 @@ export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE_
   messageDesc(file_genial_v1_game_service, 17);
 
 /**
+ * A request to leave a game in progress.
+ *
+ * @generated from message genial.v1.ResignRequest
+ */
+export type ResignRequest = Message<"genial.v1.ResignRequest"> & {
+  /**
+   * The game's id.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message genial.v1.ResignRequest.
+ * Use `create(ResignRequestSchema)` to create a new message.
+ */
+export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
+  messageDesc(file_genial_v1_game_service, 18);
+
+/**
+ * The seat left.
+ *
+ * @generated from message genial.v1.ResignResponse
+ */
+export type ResignResponse = Message<"genial.v1.ResignResponse"> & {
+  /**
+   * The view of the seat that resigned, after it did.
+   *
+   * @generated from field: genial.v1.GameView view = 1;
+   */
+  view?: GameView | undefined;
+};
+
+/**
+ * Describes the message genial.v1.ResignResponse.
+ * Use `create(ResignResponseSchema)` to create a new message.
+ */
+export const ResignResponseSchema: GenMessage<ResignResponse> = /*@__PURE__*/
+  messageDesc(file_genial_v1_game_service, 19);
+
+/**
+ * A request for a new game like a finished one.
+ *
+ * @generated from message genial.v1.RematchRequest
+ */
+export type RematchRequest = Message<"genial.v1.RematchRequest"> & {
+  /**
+   * The finished game's id.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message genial.v1.RematchRequest.
+ * Use `create(RematchRequestSchema)` to create a new message.
+ */
+export const RematchRequestSchema: GenMessage<RematchRequest> = /*@__PURE__*/
+  messageDesc(file_genial_v1_game_service, 20);
+
+/**
+ * The new game.
+ *
+ * @generated from message genial.v1.RematchResponse
+ */
+export type RematchResponse = Message<"genial.v1.RematchResponse"> & {
+  /**
+   * The new game's id.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The caller's view of the new game (a spectator's until the caller joins it).
+   *
+   * @generated from field: genial.v1.GameView view = 2;
+   */
+  view?: GameView | undefined;
+};
+
+/**
+ * Describes the message genial.v1.RematchResponse.
+ * Use `create(RematchResponseSchema)` to create a new message.
+ */
+export const RematchResponseSchema: GenMessage<RematchResponse> = /*@__PURE__*/
+  messageDesc(file_genial_v1_game_service, 21);
+
+/**
  * The game service. A caller that joined a seat passes the seat's player token as a bearer
  * token ("authorization: Bearer <token>" metadata, or the HTTP header) to move and to see
- * its hidden things; without one it is a spectator.
+ * its hidden things; without one it is a spectator. A signed-in player (PlayerService)
+ * passes its access token instead, and acts for the seats bound to it from any device.
  *
  * @generated from service genial.v1.GameService
  */
@@ -668,7 +761,9 @@ export const GameService: GenService<{
     output: typeof CreateGameResponseSchema;
   },
   /**
-   * Takes a seat of a game and returns the seat's player token.
+   * Takes a seat of a game and returns the seat's player token. With a player's access
+   * token the seat is bound to the player instead (no seat token is returned), and joining
+   * a game the player already sits at returns that seat again.
    *
    * @generated from rpc genial.v1.GameService.JoinGame
    */
@@ -736,6 +831,31 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof ListGamesRequestSchema;
     output: typeof ListGamesResponseSchema;
+  },
+  /**
+   * Leaves a game in progress for good: the greedy bot plays the caller's seat to the end,
+   * and the standings still rank the seat, marked as resigned. Resigning again changes
+   * nothing. When every seat played by people has resigned, the bots play the game out.
+   *
+   * @generated from rpc genial.v1.GameService.Resign
+   */
+  resign: {
+    methodKind: "unary";
+    input: typeof ResignRequestSchema;
+    output: typeof ResignResponseSchema;
+  },
+  /**
+   * Asks for a new game like a finished one: the same kind, seats, options, bots and turn
+   * timer. Seats that were bound to players are reserved for them for a while (they are
+   * invited on PlayerService.WatchPlayer and take the seat with JoinGame); the others are
+   * open. Whoever asks first creates it; everyone who asks gets the same game.
+   *
+   * @generated from rpc genial.v1.GameService.Rematch
+   */
+  rematch: {
+    methodKind: "unary";
+    input: typeof RematchRequestSchema;
+    output: typeof RematchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_genial_v1_game_service, 0);

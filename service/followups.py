@@ -1,0 +1,221 @@
+"""What follows a write, done at least once even if the writer dies right after it.
+
+Things a write causes outside its game (a player's events and game list today; webhooks
+and ratings later) live in other Redis slots than the game, so no script can write them
+with the move. Instead a write that has follow-ups records an intent first, pipelined with
+its compare-and-set (`Write.follow_up`: a sorted-set entry "game X may have follow-ups",
+due a lease later). After the write the worker does the follow-ups and drops the intent;
+if it died, the intent comes due and any worker's sweeper does them, leased like a bot's
+turn (`turns`).
+
+Doing them means: read the game's record and how far its follow-ups got (`Followed`: the
+rev, version and metadata they last saw), read the moves in between from the game's log
+(`history.moves_since`), hand the `Change` to every consumer, and move the mark on. A
+consumer must be idempotent (by game id and version): a crash between its work and the mark
+makes it see the same change again. The writer itself skips the reads when it knows the
+mark is at the record it wrote over (it set it): it knows the change, it just made it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from genial import engine
+
+from . import records
+from .history import PlayedMove, moves_since
+from .records import GameMeta
+from .settings import Settings
+from .store import Followed, GameStore, Record
+
+log = logging.getLogger("genial.followups")
+
+SWEEP_SECONDS = 0.5
+"""How often a worker looks for intents whose lease ran out."""
+BATCH = 32
+KILL_AFTER_WRITE = "GENIAL_TEST_KILL_BEFORE_FOLLOW_UP"
+"""Tests only: the worker kills itself (SIGKILL) right after its n-th write with an intent,
+before doing its follow-ups."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A game as its follow-ups saw it: its version and metadata."""
+
+    version: int
+    meta: GameMeta
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What happened to a game between two points its follow-ups saw."""
+
+    game_id: str
+    before: Snapshot
+    after: Snapshot
+    state: engine.GameState
+    """The game's state at `after`."""
+    moves: list[PlayedMove]
+    """The moves from `before` to `after`, in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What a writer knows of its own write: the record before and after, the state after,
+    and the move it made (if any)."""
+
+    before: Record
+    after: Record
+    state: engine.GameState
+    moves: list[PlayedMove]
+
+    def then(self, later: Written) -> Written | None:
+        """This write and a `later` one that followed it on the same record, as one; None
+        if another write came between them."""
+        if later.before.rev != self.after.rev:
+            return None
+        return Written(self.before, later.after, later.state, self.moves + later.moves)
+
+    def change(self, game_id: str) -> Change:
+        return Change(
+            game_id,
+            Snapshot(self.before.version, records.decode_meta(self.before.meta)),
+            Snapshot(self.after.version, records.decode_meta(self.after.meta)),
+            self.state,
+            self.moves,
+        )
+
+
+class Consumer(Protocol):
+    async def follow(self, change: Change) -> None:
+        """Do what `change` calls for; seeing the same change twice must do nothing more."""
+        ...
+
+
+class FollowUps:
+    def __init__(self, store: GameStore, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self.consumers: list[Consumer] = []
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._again: dict[str, tuple[float, Written | None]] = {}
+        """Writes made while the game's follow-ups were running: the latest due, and the
+        writes as one (None if they cannot be joined)."""
+        self._marks: OrderedDict[str, int] = OrderedDict()
+        """The rev of the mark this worker last set, by game (a hint, bounded)."""
+        self._kill_after = int(os.environ.get(KILL_AFTER_WRITE, "0"))
+
+    def intent(self, meta: GameMeta) -> float:
+        """The intent's due time for a write that leaves a game as `meta` (0: none: only
+        games with players have follow-ups, so other moves pay nothing)."""
+        if not meta.has_players:
+            return 0.0
+        return time.time() + self.settings.follow_up_lease_seconds
+
+    def written(
+        self,
+        game_id: str,
+        due: float,
+        before: Record,
+        after: Record,
+        state: engine.GameState,
+        moves: Sequence[PlayedMove] = (),
+    ) -> None:
+        """After a write with an intent due at `due` (from the record `before` to `after`,
+        making `moves`): do its follow-ups, in the background (the answer to the write does
+        not wait for them)."""
+        if not due:
+            return
+        known: Written | None = Written(before, after, state, list(moves))
+        if self._kill_after:
+            self._kill_after -= 1
+            if not self._kill_after:
+                os.kill(os.getpid(), signal.SIGKILL)
+        if game_id in self._running:  # the running one goes again for this write
+            if game_id in self._again:
+                earlier = self._again[game_id][1]
+                known = earlier.then(known) if earlier is not None and known else None
+            self._again[game_id] = (due, known)
+            return
+        self._running[game_id] = asyncio.create_task(self._follow(game_id, due, known))
+
+    async def _follow(self, game_id: str, due: float, known: Written | None) -> None:
+        try:
+            while True:
+                if known is not None and self._marks.get(game_id) == known.before.rev:
+                    await self._hand_over(game_id, due, known.change(game_id), known.after)
+                else:
+                    await self.process(game_id, due)
+                if game_id not in self._again:
+                    return
+                due, known = self._again.pop(game_id)
+        except Exception:  # the intent stays: a sweeper does it when its lease runs out
+            log.warning("follow-ups failed", extra={"game_id": game_id}, exc_info=True)
+        finally:
+            self._running.pop(game_id, None)
+            self._again.pop(game_id, None)
+
+    async def process(self, game_id: str, due: float) -> None:
+        """Hand what happened since the mark to every consumer, move the mark on and drop
+        the intent due at `due`."""
+        (record, _), followed = await asyncio.gather(
+            self.store.read(game_id), self.store.followed(game_id)
+        )
+        if record is None or (followed is not None and followed.rev >= record.rev):
+            await self._done(game_id, due, record)  # gone, or done already
+            return
+        meta = records.decode_meta(record.meta)
+        before = (
+            Snapshot(followed.version, records.decode_meta(followed.meta))
+            if followed is not None
+            else Snapshot(0, meta.at_start())
+        )
+        moves = (
+            await moves_since(self.store, game_id, before.version)
+            if record.version > before.version
+            else []
+        )
+        change = Change(
+            game_id, before, Snapshot(record.version, meta), engine.decode(record.state), moves
+        )
+        await self._hand_over(game_id, due, change, record)
+
+    async def _hand_over(self, game_id: str, due: float, change: Change, record: Record) -> None:
+        for consumer in self.consumers:
+            await consumer.follow(change)
+        await self._done(game_id, due, record)
+
+    async def _done(self, game_id: str, due: float, record: Record | None) -> None:
+        followed = Followed(record.rev, record.version, record.meta) if record else None
+        await self.store.follow_up_done(game_id, due, followed, self.settings.idle_ttl)
+        if record is None:
+            return
+        self._marks[game_id] = record.rev
+        self._marks.move_to_end(game_id)
+        if len(self._marks) > self.settings.record_cache_games:
+            self._marks.popitem(last=False)
+
+    async def run(self) -> None:
+        """Do the follow-ups whose writers did not, until cancelled."""
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            try:
+                now = time.time()
+                for game_id, due in await self.store.follow_ups_due(now, BATCH):
+                    if game_id in self._running:
+                        continue
+                    until = now + self.settings.follow_up_lease_seconds
+                    if await self.store.lease_follow_up(game_id, due, until):
+                        self._running[game_id] = asyncio.create_task(
+                            self._follow(game_id, until, None)
+                        )
+            except Exception:  # the sweeper outlives a store outage
+                log.warning("follow-ups: store unavailable", exc_info=True)

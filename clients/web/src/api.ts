@@ -97,6 +97,9 @@ export async function joinAndOpen(
   name: string,
 ): Promise<void> {
   const seat = await client.join(gameId, name);
+  if (typeof seat.token !== "string") {
+    throw new Error("a seat taken without a session has a seat token");
+  }
   seats.put({
     gameId,
     kind,

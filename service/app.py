@@ -26,6 +26,7 @@ from .players.sessions import PlayerSessions
 from .settings import Settings
 from .store import GameStore
 from .turns import Turns
+from .watch_tickets import WatchTickets
 from .watching import Watching
 
 
@@ -59,7 +60,8 @@ class GameApp:
         )
         self.moves = Moves(store, settings, self.turns, self.followups)
         self.history = History(store, settings)
-        self.watching = Watching(store, settings)
+        self.tickets = WatchTickets(store, self.credentials)
+        self.watching = Watching(store, settings, self.tickets)
         self.my_games = MyGames(store, settings)
         self.feed = PlayerFeed(store, settings, self.my_games)
         self.followups.consumers.append(self.feed)
@@ -80,6 +82,7 @@ class GameApp:
             "GetPlayer": self.sessions.get_player,
             "UpdatePlayer": self.sessions.update_player,
             "ListMyGames": self.my_games.list_my_games,
+            "CreateWatchTicket": self.tickets.create_watch_ticket,
         }
         self.streams: dict[str, StreamCase] = {
             "WatchGame": self.watching.watch_game,

@@ -31,6 +31,7 @@ from .records import GameMeta
 from .settings import Settings
 from .store import Entry, EntryId, GameStore
 from .views import game_view
+from .watch_tickets import WatchTickets
 
 FEED_TAIL = 32
 """Steps a feed keeps: a watcher further behind catches up on its own."""
@@ -148,9 +149,10 @@ class Feed:
 
 
 class Watching:
-    def __init__(self, store: GameStore, settings: Settings) -> None:
+    def __init__(self, store: GameStore, settings: Settings, tickets: WatchTickets) -> None:
         self.store = store
         self.settings = settings
+        self.tickets = tickets
         self._feeds: dict[str, Feed] = {}
 
     def _open(self, game_id: str) -> Feed:
@@ -172,7 +174,10 @@ class Watching:
         keep-alive once caught up, and after each `watch_keepalive` seconds of quiet."""
         game_id = request.game_id
         record, meta, _ = await load(self.store, game_id)
-        seat = caller.seat(meta, required=False)
+        if request.ticket:
+            seat: int | None = await self.tickets.seat(request.ticket, game_id)
+        else:
+            seat = caller.seat(meta, required=False)
         if request.from_version < 0:
             raise ApiError(Reason.BAD_REQUEST, "from_version is >= 0")
         keepalive = self.settings.watch_keepalive

@@ -6,6 +6,7 @@ import { GenialError } from "./errors.js";
 import {
   GameService,
   type CreateGameResponse,
+  type CreateWatchTicketResponse,
   type GetHistoryResponse,
   type ListLegalMovesResponse,
   type MakeMoveResponse,
@@ -401,6 +402,24 @@ export class Seat {
     });
     this.saw(made.version);
     return made;
+  }
+
+  /**
+   * A watch ticket for this seat: a credential for watching this game only, good for a
+   * minute, for a stream that cannot carry an authorization header. With the REST gateway
+   * at `baseUrl`, `new EventSource(\`${baseUrl}/v1/games/${seat.gameId}/events?ticket=${ticket}\`)`
+   * follows the game with this seat's views. Never put the seat's own token in a URL.
+   */
+  async watchTicket(): Promise<CreateWatchTicketResponse> {
+    return this.client.call(
+      (headers) =>
+        this.client.api.createWatchTicket(
+          { gameId: this.gameId },
+          { headers, timeoutMs: this.client.timeoutMs },
+        ),
+      true,
+      this.token,
+    );
   }
 
   /** Follows the game with this seat's views, from `fromVersion` (default: the version the

@@ -1,5 +1,8 @@
+import datetime
+
 from genial.v1 import types_pb2 as _types_pb2
 from google.api import annotations_pb2 as _annotations_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -109,12 +112,28 @@ class MakeMoveResponse(_message.Message):
     def __init__(self, view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_types_pb2.Event, _Mapping]]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class WatchGameRequest(_message.Message):
-    __slots__ = ("game_id", "from_version")
+    __slots__ = ("game_id", "from_version", "ticket")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     FROM_VERSION_FIELD_NUMBER: _ClassVar[int]
+    TICKET_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     from_version: int
-    def __init__(self, game_id: _Optional[str] = ..., from_version: _Optional[int] = ...) -> None: ...
+    ticket: str
+    def __init__(self, game_id: _Optional[str] = ..., from_version: _Optional[int] = ..., ticket: _Optional[str] = ...) -> None: ...
+
+class CreateWatchTicketRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class CreateWatchTicketResponse(_message.Message):
+    __slots__ = ("ticket", "expire_time")
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
+    ticket: str
+    expire_time: _timestamp_pb2.Timestamp
+    def __init__(self, ticket: _Optional[str] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class WatchGameResponse(_message.Message):
     __slots__ = ("version", "events", "view", "keep_alive")

@@ -68,6 +68,11 @@ class GameServiceStub:
                 request_serializer=genial_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
                 response_deserializer=genial_dot_v1_dot_game__service__pb2.WatchGameResponse.FromString,
                 _registered_method=True)
+        self.CreateWatchTicket = channel.unary_unary(
+                '/genial.v1.GameService/CreateWatchTicket',
+                request_serializer=genial_dot_v1_dot_game__service__pb2.CreateWatchTicketRequest.SerializeToString,
+                response_deserializer=genial_dot_v1_dot_game__service__pb2.CreateWatchTicketResponse.FromString,
+                _registered_method=True)
         self.GetHistory = channel.unary_unary(
                 '/genial.v1.GameService/GetHistory',
                 request_serializer=genial_dot_v1_dot_game__service__pb2.GetHistoryRequest.SerializeToString,
@@ -141,6 +146,15 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateWatchTicket(self, request, context):
+        """Issues a watch ticket: a credential for WatchGame of one game only, valid for a minute,
+        for clients that cannot send an authorization header with a stream (a browser's
+        EventSource). The caller holds a seat of the game; the ticket shows that seat's view.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetHistory(self, request, context):
         """Returns every move of a game and the events it caused, and the seed once it is over.
         """
@@ -206,6 +220,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.WatchGame,
                     request_deserializer=genial_dot_v1_dot_game__service__pb2.WatchGameRequest.FromString,
                     response_serializer=genial_dot_v1_dot_game__service__pb2.WatchGameResponse.SerializeToString,
+            ),
+            'CreateWatchTicket': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateWatchTicket,
+                    request_deserializer=genial_dot_v1_dot_game__service__pb2.CreateWatchTicketRequest.FromString,
+                    response_serializer=genial_dot_v1_dot_game__service__pb2.CreateWatchTicketResponse.SerializeToString,
             ),
             'GetHistory': grpc.unary_unary_rpc_method_handler(
                     servicer.GetHistory,
@@ -394,6 +413,33 @@ class GameService:
             '/genial.v1.GameService/WatchGame',
             genial_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
             genial_dot_v1_dot_game__service__pb2.WatchGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateWatchTicket(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/genial.v1.GameService/CreateWatchTicket',
+            genial_dot_v1_dot_game__service__pb2.CreateWatchTicketRequest.SerializeToString,
+            genial_dot_v1_dot_game__service__pb2.CreateWatchTicketResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -7,13 +7,15 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import type { BotStrength, Event, GameKind, GameOptions, GameSummary, GameView, Move } from "./types_pb.js";
 import { file_genial_v1_types } from "./types_pb.js";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file genial/v1/game_service.proto.
  */
 export const file_genial_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxnZW5pYWwvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglnZW5pYWwudjEivAEKEUNyZWF0ZUdhbWVSZXF1ZXN0EiEKBGtpbmQYASABKA4yEy5nZW5pYWwudjEuR2FtZUtpbmQSDQoFc2VhdHMYAiABKAUSJwoHb3B0aW9ucxgDIAEoCzIWLmdlbmlhbC52MS5HYW1lT3B0aW9ucxIgCgRib3RzGAQgAygLMhIuZ2VuaWFsLnYxLlNlYXRCb3QSGQoMdHVybl9zZWNvbmRzGAUgASgFSACIAQFCDwoNX3R1cm5fc2Vjb25kcyJBCgdTZWF0Qm90EgwKBHNlYXQYASABKAUSKAoIc3RyZW5ndGgYAiABKA4yFi5nZW5pYWwudjEuQm90U3RyZW5ndGgiXQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSIQoEdmlldxgCIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldxITCgtzZWVkX3NoYTI1NhgDIAEoCSJUCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEQoEc2VhdBgDIAEoBUgAiAEBQgcKBV9zZWF0IlkKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRIUCgxwbGF5ZXJfdG9rZW4YAiABKAkSIQoEdmlldxgDIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldyIhCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIjQKD0dldEdhbWVSZXNwb25zZRIhCgR2aWV3GAEgASgLMhMuZ2VuaWFsLnYxLkdhbWVWaWV3IigKFUxpc3RMZWdhbE1vdmVzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkkKFkxpc3RMZWdhbE1vdmVzUmVzcG9uc2USHgoFbW92ZXMYASADKAsyDy5nZW5pYWwudjEuTW92ZRIPCgd2ZXJzaW9uGAIgASgDIokBCg9NYWtlTW92ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRtb3ZlGAIgASgLMg8uZ2VuaWFsLnYxLk1vdmUSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYBCABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iaAoQTWFrZU1vdmVSZXNwb25zZRIhCgR2aWV3GAEgASgLMhMuZ2VuaWFsLnYxLkdhbWVWaWV3EiAKBmV2ZW50cxgCIAMoCzIQLmdlbmlhbC52MS5FdmVudBIPCgd2ZXJzaW9uGAMgASgDIjkKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMifQoRV2F0Y2hHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIgCgZldmVudHMYAiADKAsyEC5nZW5pYWwudjEuRXZlbnQSIQoEdmlldxgDIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldxISCgprZWVwX2FsaXZlGAQgASgIIksKEUdldEhpc3RvcnlSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAki1QEKEkdldEhpc3RvcnlSZXNwb25zZRIhCgRraW5kGAEgASgOMhMuZ2VuaWFsLnYxLkdhbWVLaW5kEg0KBXNlYXRzGAIgASgFEicKB29wdGlvbnMYAyABKAsyFi5nZW5pYWwudjEuR2FtZU9wdGlvbnMSEwoLc2VlZF9zaGEyNTYYBCABKAkSDAoEc2VlZBgFIAEoCRIoCgdlbnRyaWVzGAYgAygLMhcuZ2VuaWFsLnYxLkhpc3RvcnlFbnRyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YByABKAkigQEKDEhpc3RvcnlFbnRyeRIPCgd2ZXJzaW9uGAEgASgDEgwKBHNlYXQYAiABKAUSHQoEbW92ZRgDIAEoCzIPLmdlbmlhbC52MS5Nb3ZlEiAKBmV2ZW50cxgEIAMoCzIQLmdlbmlhbC52MS5FdmVudBIRCglhdXRvbWF0aWMYBSABKAgiXAoQTGlzdEdhbWVzUmVxdWVzdBIhCgRraW5kGAEgASgOMhMuZ2VuaWFsLnYxLkdhbWVLaW5kEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlMKEUxpc3RHYW1lc1Jlc3BvbnNlEiUKBWdhbWVzGAEgAygLMhYuZ2VuaWFsLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIgCg1SZXNpZ25SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiMwoOUmVzaWduUmVzcG9uc2USIQoEdmlldxgBIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldyIhCg5SZW1hdGNoUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkUKD1JlbWF0Y2hSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEiEKBHZpZXcYAiABKAsyEy5nZW5pYWwudjEuR2FtZVZpZXcypggKC0dhbWVTZXJ2aWNlEl8KCkNyZWF0ZUdhbWUSHC5nZW5pYWwudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHS5nZW5pYWwudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg4iCS92MS9nYW1lczoBKhJpCghKb2luR2FtZRIaLmdlbmlhbC52MS5Kb2luR2FtZVJlcXVlc3QaGy5nZW5pYWwudjEuSm9pbkdhbWVSZXNwb25zZSIkgtPkkwIeIhkvdjEvZ2FtZXMve2dhbWVfaWR9L3NlYXRzOgEqEl0KB0dldEdhbWUSGS5nZW5pYWwudjEuR2V0R2FtZVJlcXVlc3QaGi5nZW5pYWwudjEuR2V0R2FtZVJlc3BvbnNlIhuC0+STAhUSEy92MS9nYW1lcy97Z2FtZV9pZH0SfgoOTGlzdExlZ2FsTW92ZXMSIC5nZW5pYWwudjEuTGlzdExlZ2FsTW92ZXNSZXF1ZXN0GiEuZ2VuaWFsLnYxLkxpc3RMZWdhbE1vdmVzUmVzcG9uc2UiJ4LT5JMCIRIfL3YxL2dhbWVzL3tnYW1lX2lkfS9sZWdhbC1tb3ZlcxJpCghNYWtlTW92ZRIaLmdlbmlhbC52MS5NYWtlTW92ZVJlcXVlc3QaGy5nZW5pYWwudjEuTWFrZU1vdmVSZXNwb25zZSIkgtPkkwIeIhkvdjEvZ2FtZXMve2dhbWVfaWR9L21vdmVzOgEqEmwKCVdhdGNoR2FtZRIbLmdlbmlhbC52MS5XYXRjaEdhbWVSZXF1ZXN0GhwuZ2VuaWFsLnYxLldhdGNoR2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzMAESbgoKR2V0SGlzdG9yeRIcLmdlbmlhbC52MS5HZXRIaXN0b3J5UmVxdWVzdBodLmdlbmlhbC52MS5HZXRIaXN0b3J5UmVzcG9uc2UiI4LT5JMCHRIbL3YxL2dhbWVzL3tnYW1lX2lkfS9oaXN0b3J5ElkKCUxpc3RHYW1lcxIbLmdlbmlhbC52MS5MaXN0R2FtZXNSZXF1ZXN0GhwuZ2VuaWFsLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIhGC0+STAgsSCS92MS9nYW1lcxJhCgZSZXNpZ24SGC5nZW5pYWwudjEuUmVzaWduUmVxdWVzdBoZLmdlbmlhbC52MS5SZXNpZ25SZXNwb25zZSIigtPkkwIcIhovdjEvZ2FtZXMve2dhbWVfaWR9L3Jlc2lnbhJlCgdSZW1hdGNoEhkuZ2VuaWFsLnYxLlJlbWF0Y2hSZXF1ZXN0GhouZ2VuaWFsLnYxLlJlbWF0Y2hSZXNwb25zZSIjgtPkkwIdIhsvdjEvZ2FtZXMve2dhbWVfaWR9L3JlbWF0Y2hiBnByb3RvMw", [file_genial_v1_types, file_google_api_annotations]);
+  fileDesc("ChxnZW5pYWwvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglnZW5pYWwudjEivAEKEUNyZWF0ZUdhbWVSZXF1ZXN0EiEKBGtpbmQYASABKA4yEy5nZW5pYWwudjEuR2FtZUtpbmQSDQoFc2VhdHMYAiABKAUSJwoHb3B0aW9ucxgDIAEoCzIWLmdlbmlhbC52MS5HYW1lT3B0aW9ucxIgCgRib3RzGAQgAygLMhIuZ2VuaWFsLnYxLlNlYXRCb3QSGQoMdHVybl9zZWNvbmRzGAUgASgFSACIAQFCDwoNX3R1cm5fc2Vjb25kcyJBCgdTZWF0Qm90EgwKBHNlYXQYASABKAUSKAoIc3RyZW5ndGgYAiABKA4yFi5nZW5pYWwudjEuQm90U3RyZW5ndGgiXQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSIQoEdmlldxgCIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldxITCgtzZWVkX3NoYTI1NhgDIAEoCSJUCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEQoEc2VhdBgDIAEoBUgAiAEBQgcKBV9zZWF0IlkKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRIUCgxwbGF5ZXJfdG9rZW4YAiABKAkSIQoEdmlldxgDIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldyIhCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIjQKD0dldEdhbWVSZXNwb25zZRIhCgR2aWV3GAEgASgLMhMuZ2VuaWFsLnYxLkdhbWVWaWV3IigKFUxpc3RMZWdhbE1vdmVzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIkkKFkxpc3RMZWdhbE1vdmVzUmVzcG9uc2USHgoFbW92ZXMYASADKAsyDy5nZW5pYWwudjEuTW92ZRIPCgd2ZXJzaW9uGAIgASgDIokBCg9NYWtlTW92ZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIdCgRtb3ZlGAIgASgLMg8uZ2VuaWFsLnYxLk1vdmUSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoA0gAiAEBEhIKCnJlcXVlc3RfaWQYBCABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb24iaAoQTWFrZU1vdmVSZXNwb25zZRIhCgR2aWV3GAEgASgLMhMuZ2VuaWFsLnYxLkdhbWVWaWV3EiAKBmV2ZW50cxgCIAMoCzIQLmdlbmlhbC52MS5FdmVudBIPCgd2ZXJzaW9uGAMgASgDIkkKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSDgoGdGlja2V0GAMgASgJIisKGENyZWF0ZVdhdGNoVGlja2V0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIlwKGUNyZWF0ZVdhdGNoVGlja2V0UmVzcG9uc2USDgoGdGlja2V0GAEgASgJEi8KC2V4cGlyZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ9ChFXYXRjaEdhbWVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiAKBmV2ZW50cxgCIAMoCzIQLmdlbmlhbC52MS5FdmVudBIhCgR2aWV3GAMgASgLMhMuZ2VuaWFsLnYxLkdhbWVWaWV3EhIKCmtlZXBfYWxpdmUYBCABKAgiSwoRR2V0SGlzdG9yeVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSLVAQoSR2V0SGlzdG9yeVJlc3BvbnNlEiEKBGtpbmQYASABKA4yEy5nZW5pYWwudjEuR2FtZUtpbmQSDQoFc2VhdHMYAiABKAUSJwoHb3B0aW9ucxgDIAEoCzIWLmdlbmlhbC52MS5HYW1lT3B0aW9ucxITCgtzZWVkX3NoYTI1NhgEIAEoCRIMCgRzZWVkGAUgASgJEigKB2VudHJpZXMYBiADKAsyFy5nZW5pYWwudjEuSGlzdG9yeUVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgHIAEoCSKBAQoMSGlzdG9yeUVudHJ5Eg8KB3ZlcnNpb24YASABKAMSDAoEc2VhdBgCIAEoBRIdCgRtb3ZlGAMgASgLMg8uZ2VuaWFsLnYxLk1vdmUSIAoGZXZlbnRzGAQgAygLMhAuZ2VuaWFsLnYxLkV2ZW50EhEKCWF1dG9tYXRpYxgFIAEoCCJcChBMaXN0R2FtZXNSZXF1ZXN0EiEKBGtpbmQYASABKA4yEy5nZW5pYWwudjEuR2FtZUtpbmQSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiUwoRTGlzdEdhbWVzUmVzcG9uc2USJQoFZ2FtZXMYASADKAsyFi5nZW5pYWwudjEuR2FtZVN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiAKDVJlc2lnblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSIzCg5SZXNpZ25SZXNwb25zZRIhCgR2aWV3GAEgASgLMhMuZ2VuaWFsLnYxLkdhbWVWaWV3IiEKDlJlbWF0Y2hSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiRQoPUmVtYXRjaFJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSIQoEdmlldxgCIAEoCzITLmdlbmlhbC52MS5HYW1lVmlldzK1CQoLR2FtZVNlcnZpY2USXwoKQ3JlYXRlR2FtZRIcLmdlbmlhbC52MS5DcmVhdGVHYW1lUmVxdWVzdBodLmdlbmlhbC52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDiIJL3YxL2dhbWVzOgEqEmkKCEpvaW5HYW1lEhouZ2VuaWFsLnYxLkpvaW5HYW1lUmVxdWVzdBobLmdlbmlhbC52MS5Kb2luR2FtZVJlc3BvbnNlIiSC0+STAh4iGS92MS9nYW1lcy97Z2FtZV9pZH0vc2VhdHM6ASoSXQoHR2V0R2FtZRIZLmdlbmlhbC52MS5HZXRHYW1lUmVxdWVzdBoaLmdlbmlhbC52MS5HZXRHYW1lUmVzcG9uc2UiG4LT5JMCFRITL3YxL2dhbWVzL3tnYW1lX2lkfRJ+Cg5MaXN0TGVnYWxNb3ZlcxIgLmdlbmlhbC52MS5MaXN0TGVnYWxNb3Zlc1JlcXVlc3QaIS5nZW5pYWwudjEuTGlzdExlZ2FsTW92ZXNSZXNwb25zZSIngtPkkwIhEh8vdjEvZ2FtZXMve2dhbWVfaWR9L2xlZ2FsLW1vdmVzEmkKCE1ha2VNb3ZlEhouZ2VuaWFsLnYxLk1ha2VNb3ZlUmVxdWVzdBobLmdlbmlhbC52MS5NYWtlTW92ZVJlc3BvbnNlIiSC0+STAh4iGS92MS9nYW1lcy97Z2FtZV9pZH0vbW92ZXM6ASoSbAoJV2F0Y2hHYW1lEhsuZ2VuaWFsLnYxLldhdGNoR2FtZVJlcXVlc3QaHC5nZW5pYWwudjEuV2F0Y2hHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHMwARKMAQoRQ3JlYXRlV2F0Y2hUaWNrZXQSIy5nZW5pYWwudjEuQ3JlYXRlV2F0Y2hUaWNrZXRSZXF1ZXN0GiQuZ2VuaWFsLnYxLkNyZWF0ZVdhdGNoVGlja2V0UmVzcG9uc2UiLILT5JMCJiIhL3YxL2dhbWVzL3tnYW1lX2lkfS93YXRjaC10aWNrZXRzOgEqEm4KCkdldEhpc3RvcnkSHC5nZW5pYWwudjEuR2V0SGlzdG9yeVJlcXVlc3QaHS5nZW5pYWwudjEuR2V0SGlzdG9yeVJlc3BvbnNlIiOC0+STAh0SGy92MS9nYW1lcy97Z2FtZV9pZH0vaGlzdG9yeRJZCglMaXN0R2FtZXMSGy5nZW5pYWwudjEuTGlzdEdhbWVzUmVxdWVzdBocLmdlbmlhbC52MS5MaXN0R2FtZXNSZXNwb25zZSIRgtPkkwILEgkvdjEvZ2FtZXMSYQoGUmVzaWduEhguZ2VuaWFsLnYxLlJlc2lnblJlcXVlc3QaGS5nZW5pYWwudjEuUmVzaWduUmVzcG9uc2UiIoLT5JMCHCIaL3YxL2dhbWVzL3tnYW1lX2lkfS9yZXNpZ24SZQoHUmVtYXRjaBIZLmdlbmlhbC52MS5SZW1hdGNoUmVxdWVzdBoaLmdlbmlhbC52MS5SZW1hdGNoUmVzcG9uc2UiI4LT5JMCHSIbL3YxL2dhbWVzL3tnYW1lX2lkfS9yZW1hdGNoYgZwcm90bzM", [file_genial_v1_types, file_google_api_annotations, file_google_protobuf_timestamp]);
 
 /**
  * A request to create a game.
@@ -387,6 +389,15 @@ export type WatchGameRequest = Message<"genial.v1.WatchGameRequest"> & {
    * @generated from field: int64 from_version = 2;
    */
   fromVersion: bigint;
+
+  /**
+   * A watch ticket of this game (CreateWatchTicket), standing for the credential of the seat
+   * it was issued to, where no authorization header can be sent. Tickets are short-lived and
+   * good for watching only: never put a seat token or a session's token in a URL.
+   *
+   * @generated from field: string ticket = 3;
+   */
+  ticket: string;
 };
 
 /**
@@ -395,6 +406,55 @@ export type WatchGameRequest = Message<"genial.v1.WatchGameRequest"> & {
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
   messageDesc(file_genial_v1_game_service, 11);
+
+/**
+ * A request for a watch ticket.
+ *
+ * @generated from message genial.v1.CreateWatchTicketRequest
+ */
+export type CreateWatchTicketRequest = Message<"genial.v1.CreateWatchTicketRequest"> & {
+  /**
+   * The game's id.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message genial.v1.CreateWatchTicketRequest.
+ * Use `create(CreateWatchTicketRequestSchema)` to create a new message.
+ */
+export const CreateWatchTicketRequestSchema: GenMessage<CreateWatchTicketRequest> = /*@__PURE__*/
+  messageDesc(file_genial_v1_game_service, 12);
+
+/**
+ * A watch ticket.
+ *
+ * @generated from message genial.v1.CreateWatchTicketResponse
+ */
+export type CreateWatchTicketResponse = Message<"genial.v1.CreateWatchTicketResponse"> & {
+  /**
+   * The ticket: send it as WatchGame's `ticket` (over HTTP, the `ticket` query parameter).
+   *
+   * @generated from field: string ticket = 1;
+   */
+  ticket: string;
+
+  /**
+   * When the ticket can no longer open a watch (a watch it opened goes on).
+   *
+   * @generated from field: google.protobuf.Timestamp expire_time = 2;
+   */
+  expireTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message genial.v1.CreateWatchTicketResponse.
+ * Use `create(CreateWatchTicketResponseSchema)` to create a new message.
+ */
+export const CreateWatchTicketResponseSchema: GenMessage<CreateWatchTicketResponse> = /*@__PURE__*/
+  messageDesc(file_genial_v1_game_service, 13);
 
 /**
  * One step of a game being followed.
@@ -438,7 +498,7 @@ export type WatchGameResponse = Message<"genial.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_genial_v1_game_service, 12);
+  messageDesc(file_genial_v1_game_service, 14);
 
 /**
  * A request for a game's history.
@@ -473,7 +533,7 @@ export type GetHistoryRequest = Message<"genial.v1.GetHistoryRequest"> & {
  * Use `create(GetHistoryRequestSchema)` to create a new message.
  */
 export const GetHistoryRequestSchema: GenMessage<GetHistoryRequest> = /*@__PURE__*/
-  messageDesc(file_genial_v1_game_service, 13);
+  messageDesc(file_genial_v1_game_service, 15);
 
 /**
  * A game's history: enough to replay it with the engine once the seed is public.
@@ -536,7 +596,7 @@ export type GetHistoryResponse = Message<"genial.v1.GetHistoryResponse"> & {
  * Use `create(GetHistoryResponseSchema)` to create a new message.
  */
 export const GetHistoryResponseSchema: GenMessage<GetHistoryResponse> = /*@__PURE__*/
-  messageDesc(file_genial_v1_game_service, 14);
+  messageDesc(file_genial_v1_game_service, 16);
 
 /**
  * One move of a game's history.
@@ -585,7 +645,7 @@ export type HistoryEntry = Message<"genial.v1.HistoryEntry"> & {
  * Use `create(HistoryEntrySchema)` to create a new message.
  */
 export const HistoryEntrySchema: GenMessage<HistoryEntry> = /*@__PURE__*/
-  messageDesc(file_genial_v1_game_service, 15);
+  messageDesc(file_genial_v1_game_service, 17);
 
 /**
  * A request for the lobby's games.
@@ -620,7 +680,7 @@ export type ListGamesRequest = Message<"genial.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_genial_v1_game_service, 16);
+  messageDesc(file_genial_v1_game_service, 18);
 
 /**
  * One page of the lobby's games.
@@ -648,7 +708,7 @@ export type ListGamesResponse = Message<"genial.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_genial_v1_game_service, 17);
+  messageDesc(file_genial_v1_game_service, 19);
 
 /**
  * A request to leave a game in progress.
@@ -669,7 +729,7 @@ export type ResignRequest = Message<"genial.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_genial_v1_game_service, 18);
+  messageDesc(file_genial_v1_game_service, 20);
 
 /**
  * The seat left.
@@ -690,7 +750,7 @@ export type ResignResponse = Message<"genial.v1.ResignResponse"> & {
  * Use `create(ResignResponseSchema)` to create a new message.
  */
 export const ResignResponseSchema: GenMessage<ResignResponse> = /*@__PURE__*/
-  messageDesc(file_genial_v1_game_service, 19);
+  messageDesc(file_genial_v1_game_service, 21);
 
 /**
  * A request for a new game like a finished one.
@@ -711,7 +771,7 @@ export type RematchRequest = Message<"genial.v1.RematchRequest"> & {
  * Use `create(RematchRequestSchema)` to create a new message.
  */
 export const RematchRequestSchema: GenMessage<RematchRequest> = /*@__PURE__*/
-  messageDesc(file_genial_v1_game_service, 20);
+  messageDesc(file_genial_v1_game_service, 22);
 
 /**
  * The new game.
@@ -739,7 +799,7 @@ export type RematchResponse = Message<"genial.v1.RematchResponse"> & {
  * Use `create(RematchResponseSchema)` to create a new message.
  */
 export const RematchResponseSchema: GenMessage<RematchResponse> = /*@__PURE__*/
-  messageDesc(file_genial_v1_game_service, 21);
+  messageDesc(file_genial_v1_game_service, 23);
 
 /**
  * The game service. A caller that joined a seat passes the seat's player token as a bearer
@@ -811,6 +871,18 @@ export const GameService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchGameRequestSchema;
     output: typeof WatchGameResponseSchema;
+  },
+  /**
+   * Issues a watch ticket: a credential for WatchGame of one game only, valid for a minute,
+   * for clients that cannot send an authorization header with a stream (a browser's
+   * EventSource). The caller holds a seat of the game; the ticket shows that seat's view.
+   *
+   * @generated from rpc genial.v1.GameService.CreateWatchTicket
+   */
+  createWatchTicket: {
+    methodKind: "unary";
+    input: typeof CreateWatchTicketRequestSchema;
+    output: typeof CreateWatchTicketResponseSchema;
   },
   /**
    * Returns every move of a game and the events it caused, and the seed once it is over.

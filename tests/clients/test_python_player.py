@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-import tests.service.conftest
 from genial.client import GenialClient, GenialError, PlayerSession
 from genial.v1 import player_service_pb2 as pb
 from genial.v1 import types_pb2 as types
@@ -85,7 +84,7 @@ def redis_worker_ports(redis_url: str) -> Iterator[tuple[str, list[Worker]]]:
 
 
 async def test_a_players_watch_reconnects_and_misses_nothing(
-    redis_worker_ports: tuple[str, list[Worker]], monkeypatch: pytest.MonkeyPatch
+    redis_worker_ports: tuple[str, list[Worker]],
 ) -> None:
     """The worker the watch is on stops; while none runs, the player's game moves on (a
     second worker on the same Redis); a new worker comes up at the same address: the watch
@@ -122,9 +121,8 @@ async def test_a_players_watch_reconnects_and_misses_nothing(
             await asyncio.sleep(0.02)
         stop_worker(first)  # the watch's worker goes away
         await bob.resign(game.game_id)  # meanwhile, through the other worker
-        ports = iter([first.grpc_port, first.http_port])
-        monkeypatch.setattr(tests.service.conftest, "free_port", lambda: next(ports))
-        workers.append(start_worker(redis_url))  # back at the same address
+        # back at the same address
+        workers.append(start_worker(redis_url, ports=(first.grpc_port, first.http_port)))
         deadline = time.monotonic() + 30
         while not any(e.type == pb.PLAYER_EVENT_TYPE_RESIGNED for e in events):
             assert time.monotonic() < deadline, events

@@ -216,3 +216,67 @@ def test_lobby_summaries_tell_when_a_game_was_created(redis_worker: Worker) -> N
         (mine,) = [g for g in page.games if g.game_id == created.game_id]
         assert before - 1 <= mine.created_at.ToMilliseconds() / 1000 <= time.time() + 1
         client.close()
+
+
+def test_a_game_of_bots_only_counts_as_ten(limited: Worker) -> None:
+    bots = [{"seat": s, "strength": "BOT_STRENGTH_RANDOM"} for s in range(2)]
+    body = {"kind": "GAME_KIND_DICE", "seats": 2, "bots": bots}
+    client = {"x-forwarded-for": "192.0.2.77"}
+    with httpx.Client(base_url=f"http://127.0.0.1:{limited.http_port}", headers=client) as http:
+        codes = [http.post("/v1/games", json=body).status_code for _ in range(4)]
+    assert codes == [200, 200, 200, 429]  # 30 a minute: three games of bots
+
+
+@pytest.fixture(scope="module")
+def quick_expiry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Worker]:
+    """Games waiting for players expire after a second."""
+    yield from worker_with_redis(tmp_path_factory.mktemp("expiry"), "--waiting-ttl", "1")
+
+
+def test_the_lobby_lists_no_expired_game_and_no_empty_page(quick_expiry: Worker) -> None:
+    client = RestClient(quick_expiry.http_port)
+    for _ in range(5):
+        client.call("CreateGame", api.CreateGameRequest(kind=KINDS["cards"], seats=3))
+    time.sleep(1.5)  # they expire
+    fresh = client.call("CreateGame", api.CreateGameRequest(kind=KINDS["cards"], seats=3))
+    page = client.call("ListGames", api.ListGamesRequest(page_size=2))
+    # The expired games are skipped (and dropped from the lobby), the page is filled from
+    # what is left, and there is no token for a next page that would come back empty.
+    assert [g.game_id for g in page.games] == [fresh.game_id]
+    assert page.next_page_token == ""
+    client.close()
+
+
+def test_watch_streams_are_bounded_per_address(redis_url: str) -> None:
+    worker = start_worker(redis_url, "--max-streams-per-address", "3")
+    try:
+        client = GrpcClient(worker.grpc_port)
+        game = open_table(client, "dice", 2)
+        channel = grpc.insecure_channel(f"127.0.0.1:{worker.grpc_port}")
+        stub = api_grpc.GameServiceStub(channel)
+        open_ones = [stub.WatchGame(api.WatchGameRequest(game_id=game.game_id)) for _ in range(3)]
+        for call in open_ones:
+            next(call)  # each is open
+        with pytest.raises(grpc.RpcError) as refused:
+            next(stub.WatchGame(api.WatchGameRequest(game_id=game.game_id)))
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "TOO_MANY_STREAMS" in str(refused.value.trailing_metadata())
+        for call in open_ones:
+            call.cancel()
+        time.sleep(0.5)
+        assert next(stub.WatchGame(api.WatchGameRequest(game_id=game.game_id))).events
+        channel.close()
+        client.close()
+    finally:
+        stop_worker(worker)
+
+
+def test_a_grpc_connection_that_never_finishes_its_handshake_is_closed(limited: Worker) -> None:
+    sock = socket.create_connection(("127.0.0.1", limited.grpc_port))
+    sock.sendall(b"PRI * HTTP/2.0\r\n")  # half the connection preface, then nothing
+    sock.settimeout(10)
+    start = time.monotonic()
+    while sock.recv(4096):
+        pass
+    sock.close()
+    assert time.monotonic() - start < 5  # the handshake deadline is 1 s here

@@ -17,6 +17,7 @@ from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Header, RichLog, Static
 
 from genial.client import GenialClient, GenialError, Seat, kind_name
@@ -101,6 +102,10 @@ class PlayApp(App[None]):
                 self.book.forget(self.target, self.game.resume)
             self.failure = f"{self.prog}: {self.target}: {self.explain(err)}"
             self.exit(return_code=1, message=self.failure)
+        except NoMatches:
+            # The app was closed while an answer was on its way: its widgets are gone, and
+            # there is nothing left to draw.
+            pass
         finally:
             await client.close()
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+import resource
+import secrets
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -27,7 +30,7 @@ from genial.v1 import game_service_pb2_grpc as api_grpc
 from genial.v1 import types_pb2 as types
 from tests.reliability.conftest import Spawn
 from tests.reliability.harness import LoggedWorker, RedisServer, count, wait_until
-from tests.service.clients import GrpcClient, RestClient
+from tests.service.clients import CallError, GrpcClient, RestClient
 from tests.service.scenarios import KINDS, open_table
 
 pytestmark = pytest.mark.slow
@@ -55,8 +58,8 @@ def watch_sse(worker: LoggedWorker, game_id: str, until: float, seen: Watched) -
                     seen.keep_alives += 1
                 elif line.startswith("event: "):
                     seen.events.append(line.removeprefix("event: "))
-                    if seen.events[-1] == "error":
-                        seen.error = "event: error"
+                elif line.startswith("data: ") and seen.events[-1:] == ["error"]:
+                    seen.error = line.removeprefix("data: ")
                 if time.monotonic() > until and "join" in seen.events:
                     return
     except httpx.HTTPError as err:
@@ -243,6 +246,70 @@ def test_watchers_that_never_read_are_let_go(spawn: Spawn, own_redis: RedisServe
     assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) >= 450, set(codes)
     assert "SLOW_READER" in worker.log_text() or codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED)
     count(slow_readers=len(codes), slow_reader_mib=round(grown, 1))
+    client.close()
+
+
+# ---- huge credentials and half-sent requests ---------------------------------------------
+
+SLOWLORIS = 1000
+READ_SECONDS = 10.0
+"""The production request_read_seconds."""
+
+
+def test_floods_of_huge_credentials_and_half_sent_requests_leave_a_worker_as_it_was(
+    spawn: Spawn, own_redis: RedisServer
+) -> None:
+    """250 requests with 1 MB tokens over HTTP, 2,000 random 4 KiB tokens over gRPC (under
+    the length cap: each one looked up), then 1,000 connections that send half a request head
+    and nothing more; with production header caps and read deadlines."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
+    worker = spawn(own_redis.url)[0]
+    client = GrpcClient(worker.grpc_port)
+    table = open_table(client, "dice", 2)
+    rss_before = worker.rss_bytes()
+    with httpx.Client(base_url=worker.url) as http:
+        for _ in range(250):
+            token = secrets.token_hex(500_000)
+            reply = http.get(
+                f"/v1/games/{table.game_id}", headers={"authorization": f"Bearer {token}"}
+            )
+            assert reply.status_code == 431
+    refusals = set()
+    for _ in range(2000):
+        try:
+            client.call(
+                "GetGame", api.GetGameRequest(game_id=table.game_id), secrets.token_hex(2048)
+            )
+        except CallError as err:
+            refusals.add(err.reason)
+    assert refusals == {"TOKEN_INVALID"}, refusals
+    tokens_mib = (worker.rss_bytes() - rss_before) / 2**20
+    # Half a request head on each of a thousand connections: each is answered 408 and closed
+    # after the read deadline, while the worker serves everyone else.
+    sockets = [socket.create_connection(("127.0.0.1", worker.http_port)) for _ in range(SLOWLORIS)]
+    start = time.monotonic()
+    for sock in sockets:
+        sock.sendall(b"GET /v1/games HTTP/1.1\r\nhost: x\r\n")
+    assert client.call("GetGame", api.GetGameRequest(game_id=table.game_id)).view.game_id
+    assert httpx.get(f"{worker.url}/v1/games/{table.game_id}").status_code == 200
+    for sock in sockets:
+        sock.settimeout(READ_SECONDS + 10)
+        while sock.recv(4096):
+            pass
+        sock.close()
+    closed_after = time.monotonic() - start
+    assert closed_after < READ_SECONDS + 5, closed_after
+    grown_mib = (worker.rss_bytes() - rss_before) / 2**20
+    assert tokens_mib < 32, tokens_mib
+    assert grown_mib < 32, grown_mib
+    count(
+        huge_token_requests=250 + 2000,
+        huge_token_mib=round(tokens_mib, 1),
+        slowloris_connections=SLOWLORIS,
+        slowloris_closed_after_s=round(closed_after, 1),
+        floods_mib=round(grown_mib, 1),
+    )
     client.close()
 
 

@@ -20,7 +20,6 @@ import yaml
 from tests.conftest import free_port, wait_for_port
 from tests.deploy.paths import CHART, NAMESPACE, RELEASE
 from tests.deploy.profiles import profiles
-from tests.deploy.settings_contract import SETTINGS
 
 Manifest = dict[str, Any]
 
@@ -215,9 +214,6 @@ def worker_sandbox(r: Rendered) -> list[str]:
 def start_pod(r: Rendered, redis_url: str) -> LocalPod:
     pod_ports = container_ports(worker(r))
     ports = {number: free_port() for number in pod_ports.values()}
-    if "admin_port" not in SETTINGS:
-        # A service without an admin port serves health, readiness and metrics on HTTP.
-        ports[pod_ports["admin"]] = ports[pod_ports["http"]]
     environ = worker_environ(r, redis_url) | {
         "GENIAL_HOST": "127.0.0.1",
         "GENIAL_GRPC_PORT": str(ports[pod_ports["grpc"]]),

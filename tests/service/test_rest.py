@@ -3,8 +3,8 @@ speaks, its limits and errors, the probes, the metrics and the OpenAPI document.
 
 from __future__ import annotations
 
-import json
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,12 +16,12 @@ import pytest
 
 from genial.service import openapi
 from genial.service.admin import create_admin_app
+from genial.service.errors import Code
 from genial.service.health import StoreHealth
 from genial.service.http_server import start_http
+from genial.service.routes import ROUTES
 from genial.service.settings import Settings
 from genial.service.store.memory import MemoryStore
-from genial.service.errors import Code
-from genial.service.routes import ROUTES
 from genial.v1 import types_pb2
 from tests.conftest import free_port
 from tests.service.conftest import Worker, start_worker, stop_worker

@@ -8,6 +8,7 @@ Readiness answers 503 once the worker drains, so that no new request is sent its
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import msgspec
 from litestar import Litestar, Request, Response, get
@@ -55,5 +56,5 @@ def _refusal(err: ApiError) -> Response[bytes]:
     return Response(error_body(err), status_code=err.code.http, media_type=JSON)
 
 
-def _not_found(request: Request[object, object, object], _: Exception) -> Response[bytes]:
+def _not_found(request: Request[Any, Any, Any], _: Exception) -> Response[bytes]:
     return _refusal(ApiError(Reason.NO_ROUTE, f"no route {request.scope['path']}"))

@@ -4,7 +4,7 @@ only reads the metadata, decodes and writes the status."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import grpc
@@ -177,10 +177,11 @@ async def start_grpc(
     port: int,
     extra_handlers: Iterable[grpc.GenericRpcHandler] = (),
     credentials: grpc.ServerCredentials | None = None,
+    interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
-    """Start serving, over TLS with `credentials`; returns the server, the bound port and
-    the health servicer."""
-    server = grpc.aio.server(options=server_options(app.settings))
+    """Start serving, over TLS with `credentials`, through `interceptors`; returns the
+    server, the bound port and the health servicer."""
+    server = grpc.aio.server(options=server_options(app.settings), interceptors=interceptors)
     server.add_generic_rpc_handlers((*service_handlers(app), *extra_handlers))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

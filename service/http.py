@@ -50,8 +50,11 @@ def create_app(
     max_request_bytes: int,
     closing: asyncio.Event,
     extra_handlers: Sequence[HTTPRouteHandler] = (),
+    wrap: Callable[[ASGIApp], ASGIApp] | None = None,
 ) -> ASGIApp:
-    """The gateway for `app`, as an ASGI application; setting `closing` ends the streams."""
+    """The gateway for `app`, as an ASGI application; setting `closing` ends the streams.
+    `wrap` goes around the router, which leaves the route it picked in the scope (tracing
+    names its spans by it)."""
     document = openapi.render(openapi.document(openapi.load_descriptors())).encode()
 
     @get("/openapi.json")
@@ -82,7 +85,7 @@ def create_app(
         cors_config=web.cors_config(app.settings),
         logging_config=None,
     )
-    return _one_segment_per_variable(gateway)
+    return _one_segment_per_variable(wrap(gateway) if wrap else gateway)
 
 
 # ---- the API ------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import logging
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import grpc
 import uvloop
@@ -23,8 +24,11 @@ from .http_server import start_http
 from .invoke import SERVICES
 from .logs import setup_logging
 from .settings import Settings
-from .store import open_store
+from .store import GameStore, open_store
 from .tls import Certificates
+
+if TYPE_CHECKING:
+    from .tracing import Tracing
 
 log = logging.getLogger("genial.server")
 
@@ -44,6 +48,7 @@ Extend = Callable[[GameApp], Extensions]
 async def serve(settings: Settings, extend: Extend | None = None) -> None:
     certificates = Certificates.of(settings)  # first: a missing file stops the worker at once
     store = open_store(settings)
+    tracing = start_tracing(settings, store)
     app = GameApp(store, settings)
     extensions = extend(app) if extend else Extensions()
     server, grpc_port, health_servicer = await start_grpc(
@@ -52,9 +57,12 @@ async def serve(settings: Settings, extend: Extend | None = None) -> None:
         settings.grpc_port,
         extensions.grpc,
         certificates.grpc_credentials() if certificates else None,
+        tracing.grpc_interceptors() if tracing else (),
     )
     stop = asyncio.Event()
-    gateway = create_app(app, settings.max_request_bytes, stop, extensions.http)
+    gateway = create_app(
+        app, settings.max_request_bytes, stop, extensions.http, tracing.asgi if tracing else None
+    )
     http_server, http_task, http_port = start_http(
         gateway,
         settings,
@@ -100,7 +108,23 @@ async def serve(settings: Settings, extend: Extend | None = None) -> None:
     admin_server.should_exit = True
     await admin_task
     await store.close()
+    if tracing:
+        tracing.shutdown()
     log.info("stopped")
+
+
+def start_tracing(settings: Settings, store: GameStore) -> Tracing | None:
+    """Traces when an OTLP endpoint is set; without one, nothing of OpenTelemetry loads."""
+    if not settings.otlp_endpoint:
+        return None
+    from .store.redis import RedisStore  # noqa: PLC0415
+    from .tracing import Tracing  # noqa: PLC0415  (loaded only when tracing is on)
+
+    tracing = Tracing(settings.otlp_endpoint)
+    if isinstance(store, RedisStore):
+        store.wrap_commands(tracing.redis)
+    log.info("tracing", extra={"otlp_endpoint": settings.otlp_endpoint})
+    return tracing
 
 
 def run(settings: Settings, extend: Extend | None = None) -> None:

@@ -101,4 +101,5 @@ class Certificates:
             return grpc.ssl_server_certificate_configuration([self.pair])
 
         initial = grpc.ssl_server_certificate_configuration([self.pair])
-        return grpc.dynamic_ssl_server_credentials(initial, fetch)
+        # grpc's stubs leave out the None the fetcher may answer ("unchanged").
+        return grpc.dynamic_ssl_server_credentials(initial, fetch)  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any, Protocol
 
@@ -77,6 +77,8 @@ class Commands(Protocol):
     async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
         """Replies in order; error replies are returned, not raised."""
         ...
+
+    async def close(self) -> None: ...
 
 
 class ClientCommands:
@@ -160,7 +162,7 @@ class RedisStore(RedisPlayers):
         changes: RedisLogChanges,
     ) -> None:
         self._redis = client
-        self._commands = commands
+        self._commands: Commands = commands
         self.changes = changes
         self._write = _Script("write.lua")
         self._create = _Script("create.lua")
@@ -194,6 +196,10 @@ class RedisStore(RedisPlayers):
             RedisLink.from_url(url, timeout) if lean else ClientCommands(client),
             RedisLogChanges(url, timeout),
         )
+
+    def wrap_commands(self, wrap: Callable[[Commands], Commands]) -> None:
+        """Pass the move path's commands through `wrap` from now on (tracing does)."""
+        self._commands = wrap(self._commands)
 
     async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
         game_key, log_key, _, _ = _keys(game_id)

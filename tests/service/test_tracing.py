@@ -39,7 +39,7 @@ class Receiver(otlp_grpc.TraceServiceServicer):
     services: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def Export(  # noqa: N802  (the service's method name)
+    def Export(
         self, request: otlp.ExportTraceServiceRequest, context: grpc.ServicerContext
     ) -> otlp.ExportTraceServiceResponse:
         with self.lock:

@@ -362,6 +362,32 @@ class RedisStore(RedisPlayers):
                 raise reply
         return {key: int(total) for key, total in zip(deltas, replies[::2], strict=True)}
 
+    async def count_games(
+        self, deltas: dict[str, dict[int, int]], since: dict[str, int]
+    ) -> dict[str, int]:
+        # One hash a status (the Census's few hundred buckets at most), off the move path.
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for status in since:
+                for bucket, delta in deltas.get(status, {}).items():
+                    pipe.hincrby(f"genial:games:{status}", str(bucket), delta)
+                pipe.hgetall(f"genial:games:{status}")
+            replies: list[Any] = await pipe.execute()
+        totals, stale = {}, {}
+        at = 0
+        for status, first in since.items():
+            at += len(deltas.get(status, {}))
+            buckets = {int(b): int(n) for b, n in replies[at].items()}
+            at += 1
+            totals[status] = sum(n for b, n in buckets.items() if b >= first)
+            stale[status] = [str(b) for b in buckets if b < first]
+        if any(stale.values()):
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for status, fields in stale.items():
+                    if fields:
+                        pipe.hdel(f"genial:games:{status}", *fields)
+                await pipe.execute()
+        return totals
+
     async def memory(self) -> tuple[int, int]:
         if isinstance(self._redis, RedisCluster):  # the fullest primary counts
             per_node: Any = await self._redis.info("memory", target_nodes=RedisCluster.PRIMARIES)

@@ -16,6 +16,7 @@ import pytest
 
 from genial.service import openapi
 from genial.service.admin import create_admin_app
+from genial.service.census import Census
 from genial.service.errors import Code
 from genial.service.health import StoreHealth
 from genial.service.http_server import start_http
@@ -207,7 +208,7 @@ async def test_a_draining_worker_is_not_ready_but_alive() -> None:
     # The admin application as `serve` runs it, on a socket of its own.
     settings = Settings()
     draining = asyncio.Event()
-    admin = create_admin_app(StoreHealth(MemoryStore(), settings), draining)
+    admin = create_admin_app(StoreHealth(MemoryStore(), settings, Census(settings)), draining)
     server, task, port = start_http(admin, settings, "127.0.0.1", 0)
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:

@@ -21,6 +21,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, ResponseError
 
+from ..metrics import METRICS
 from .base import Entry, EntryId, Follower, Quota, Record, Write, WriteResult
 from .redis_changes import RedisLogChanges
 from .redis_link import Command, RedisLink
@@ -100,12 +101,60 @@ class ClientCommands:
         pass  # the client is closed with the store
 
 
+class TimedCommands:
+    """`Commands` with each round trip timed into genial_redis_seconds, failed ones too,
+    by operation: the script's name for a script, else the command (a pipeline of several
+    kinds: "pipeline")."""
+
+    def __init__(self, commands: Commands) -> None:
+        self._commands = commands
+        self._timers: dict[str, Any] = {}
+
+    def _observe(self, operation: str, start: float) -> None:
+        timer = self._timers.get(operation)
+        if timer is None:
+            timer = self._timers[operation] = METRICS.redis_latency.labels(operation)
+        timer.observe(time.perf_counter() - start)
+
+    async def call(self, *command: str | bytes | int | float) -> Any:
+        start = time.perf_counter()
+        try:
+            return await self._commands.call(*command)
+        finally:
+            self._observe(_operation(command), start)
+
+    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
+        start = time.perf_counter()
+        try:
+            return await self._commands.pipeline(commands)
+        finally:
+            kinds = {_operation(command) for command in commands}
+            self._observe(kinds.pop() if len(kinds) == 1 else "pipeline", start)
+
+    async def close(self) -> None:
+        await self._commands.close()
+
+
+SCRIPT_NAMES: dict[str, str] = {}
+"""Each script's name by its SHA1, for the operation label of EVALSHA."""
+
+
+def _operation(command: Command) -> str:
+    word = command[0]
+    name = word.decode() if isinstance(word, bytes) else str(word)
+    if name.upper() == "EVALSHA":
+        sha = command[1]
+        return SCRIPT_NAMES.get(sha.decode() if isinstance(sha, bytes) else str(sha), "script")
+    return name.upper()
+
+
 class _Script:
     """A Lua script run by its SHA1, sent again after a Redis restart forgot it."""
 
     def __init__(self, name: str) -> None:
         self.source = resources.files(__package__).joinpath("scripts", name).read_text()
         self.sha = hashlib.sha1(self.source.encode()).hexdigest()
+        SCRIPT_NAMES[self.sha] = name.removesuffix(".lua")
 
     async def __call__(
         self, commands: Commands, keys: Sequence[str], args: Sequence[str | bytes | int]
@@ -162,7 +211,7 @@ class RedisStore(RedisPlayers):
         changes: RedisLogChanges,
     ) -> None:
         self._redis = client
-        self._commands: Commands = commands
+        self._commands: Commands = TimedCommands(commands)
         self.changes = changes
         self._write = _Script("write.lua")
         self._create = _Script("create.lua")

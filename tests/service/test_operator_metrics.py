@@ -124,3 +124,17 @@ async def test_the_census_counts_each_change_of_status_once() -> None:
     # Expired with its keys: after finished_ttl, and its bucket, no longer counted.
     later = now + 60 + settings.finished_ttl + census.width["finished"]
     assert await census.share(store, later) == {"waiting": 0, "playing": 0, "finished": 0}
+
+
+def test_redis_round_trips_are_timed_by_operation(redis_worker: Worker) -> None:
+    client = GrpcClient(redis_worker.grpc_port)
+    before = value(redis_worker, "genial_redis_seconds_count", operation="write")
+    table = open_table(client, "cards", 2)
+    view = client.call("GetGame", api.GetGameRequest(game_id=table.game_id)).view
+    token = table.tokens[view.to_move]
+    legal = client.call("ListLegalMoves", api.ListLegalMovesRequest(game_id=table.game_id), token)
+    client.call("MakeMove", api.MakeMoveRequest(game_id=table.game_id, move=legal.moves[0]), token)
+    client.close()
+    # The joins and the move each ran the write script once; the creation its own.
+    assert value(redis_worker, "genial_redis_seconds_count", operation="write") >= before + 3
+    assert value(redis_worker, "genial_redis_seconds_count", operation="create") >= 1

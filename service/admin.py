@@ -8,16 +8,19 @@ Readiness answers 503 once the worker drains, so that no new request is sent its
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import msgspec
 from litestar import Litestar, Request, Response, get
-from litestar.exceptions import NotFoundException
+from litestar.exceptions import MethodNotAllowedException, NotFoundException
 from litestar.types import ASGIApp
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from .errors import ApiError, Reason, error_body
 from .health import StoreHealth
+
+log = logging.getLogger("genial.admin")
 
 JSON = "application/json"
 
@@ -46,7 +49,7 @@ def create_admin_app(health: StoreHealth, draining: asyncio.Event) -> ASGIApp:
 
     return Litestar(
         [healthz, readyz, metrics],
-        exception_handlers={NotFoundException: _not_found},
+        exception_handlers={Exception: _refused},
         openapi_config=None,
         logging_config=None,
     )
@@ -56,5 +59,11 @@ def _refusal(err: ApiError) -> Response[bytes]:
     return Response(error_body(err), status_code=err.code.http, media_type=JSON)
 
 
-def _not_found(request: Request[Any, Any, Any], _: Exception) -> Response[bytes]:
-    return _refusal(ApiError(Reason.NO_ROUTE, f"no route {request.scope['path']}"))
+def _refused(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    """What Litestar raises (an unknown path or method), in the API's error shape."""
+    if isinstance(exc, MethodNotAllowedException):
+        return _refusal(ApiError(Reason.METHOD_NOT_ALLOWED, f"{request.method} is not allowed"))
+    if isinstance(exc, NotFoundException):
+        return _refusal(ApiError(Reason.NO_ROUTE, f"no route {request.scope['path']}"))
+    log.exception("admin port")
+    return _refusal(ApiError(Reason.INTERNAL, "internal error"))

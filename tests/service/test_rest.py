@@ -217,6 +217,7 @@ async def test_a_draining_worker_is_not_ready_but_alive() -> None:
             refused(await http.get("/readyz"), 503, "UNAVAILABLE", "DRAINING")
             assert (await http.get("/healthz")).status_code == 200
             refused(await http.get("/v1/games"), 404, "NOT_FOUND", "NO_ROUTE")
+            refused(await http.post("/healthz"), 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
     finally:
         server.should_exit = True
         await task

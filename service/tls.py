@@ -74,6 +74,9 @@ class Certificates:
                 self.cert_file, self.key_file
             )
             self.context.load_cert_chain(self.cert_file, self.key_file)
+            if self._read() != pair:  # rewritten meanwhile: load both again next time
+                self._stamp = ()
+                return False
         except (OSError, ssl.SSLError) as err:
             log.warning("TLS files not loaded, the previous ones serve on: %s", err)
             return False

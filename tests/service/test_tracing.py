@@ -7,6 +7,8 @@ is continued."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import threading
 from collections import defaultdict
 from collections.abc import Iterator
@@ -156,3 +158,20 @@ def test_one_trace_per_move_with_its_redis_spans(
     servers = [s for s in by_trace[bytes.fromhex(caller_trace)] if s.kind == SERVER]
     assert [s.parent_span_id for s in servers] == [bytes.fromhex(caller_span)]
     assert servers[0].name == "GET /v1/games/{game_id}"
+
+
+def test_without_an_endpoint_no_tracer_loads() -> None:
+    # A worker's imports, and what `serve` does about tracing, in a fresh interpreter.
+    # (redis-py imports OpenTelemetry's API and metrics when they are installed, for an
+    # observability of its own that stays off unless initialised; not its tracing SDK.)
+    script = (
+        "import sys\n"
+        "from genial.service import server\n"
+        "from genial.service.settings import Settings\n"
+        "from genial.service.store.memory import MemoryStore\n"
+        "assert server.start_tracing(Settings(), MemoryStore()) is None\n"
+        "tracer = ('genial.service.tracing', 'opentelemetry.sdk.trace', 'opentelemetry.exporter')\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith(tracer))\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)

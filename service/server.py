@@ -123,6 +123,7 @@ def start_tracing(settings: Settings, store: GameStore) -> Tracing | None:
     tracing = Tracing(settings.otlp_endpoint)
     if isinstance(store, RedisStore):
         store.wrap_commands(tracing.redis)
+        tracing.redis_client(store.client)
     log.info("tracing", extra={"otlp_endpoint": settings.otlp_endpoint})
     return tracing
 

@@ -3,7 +3,8 @@
 A request gets a server span on its transport (a gRPC interceptor; an ASGI wrapper around
 the gateway), continuing the caller's trace when it sends a W3C `traceparent` header or
 metadata; the Redis commands the request's use case sends (the move path's connection:
-reads, the write script, the log) are client spans within it. Redis commands outside a
+reads, the write script, the log; and redis-py's single commands: the lobby, the schedule)
+are client spans within it. Redis commands outside a
 request (the turn loop, the health sampler) are not traced: they would be a trace each.
 
 Off by default, and then nothing of this is imported or installed: the servers get no
@@ -51,6 +52,21 @@ class Tracing:
 
     def redis(self, commands: Commands) -> Commands:
         return TracedCommands(commands, self.tracer)
+
+    def redis_client(self, client: Any) -> None:
+        """redis-py's own commands (the lobby, the schedule, players' keys): a client span
+        each inside a request, as the move path's. Its pipelines are not traced."""
+        execute = client.execute_command
+        tracer = self.tracer
+
+        async def traced(*args: Any, **options: Any) -> Any:
+            span = _redis_span(tracer, _name(args[0]), 1)
+            if span is None:
+                return await execute(*args, **options)
+            with trace.use_span(span, end_on_exit=True):
+                return await execute(*args, **options)
+
+        client.execute_command = traced
 
     def shutdown(self) -> None:
         """Export what is left, then stop."""
@@ -165,21 +181,8 @@ class TracedCommands:
         self._commands = commands
         self._tracer = tracer
 
-    def _span(self, name: str, count: int) -> trace.Span | None:
-        if not trace.get_current_span().get_span_context().is_valid:
-            return None  # outside a request: no trace of its own
-        return self._tracer.start_span(
-            name,
-            kind=SpanKind.CLIENT,
-            attributes={
-                "db.system": "redis",
-                "db.operation.name": name,
-                "db.operation.batch.size": count,
-            },
-        )
-
     async def call(self, *command: str | bytes | int | float) -> Any:
-        span = self._span(_name(command[0]), 1)
+        span = _redis_span(self._tracer, _name(command[0]), 1)
         if span is None:
             return await self._commands.call(*command)
         with trace.use_span(span, end_on_exit=True):
@@ -187,7 +190,8 @@ class TracedCommands:
 
     async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
         names = sorted({_name(command[0]) for command in commands})
-        span = self._span(" ".join(names) if len(names) == 1 else "PIPELINE", len(commands))
+        name = names[0] if len(names) == 1 else "PIPELINE"
+        span = _redis_span(self._tracer, name, len(commands))
         if span is None:
             return list(await self._commands.pipeline(commands))
         with trace.use_span(span, end_on_exit=True):
@@ -201,5 +205,20 @@ class TracedCommands:
         await self._commands.close()
 
 
+def _redis_span(tracer: Tracer, name: str, count: int) -> trace.Span | None:
+    """A client span for a Redis round trip, if a request is traced."""
+    if not trace.get_current_span().get_span_context().is_valid:
+        return None  # outside a request: no trace of its own
+    return tracer.start_span(
+        name,
+        kind=SpanKind.CLIENT,
+        attributes={
+            "db.system": "redis",
+            "db.operation.name": name,
+            "db.operation.batch.size": count,
+        },
+    )
+
+
 def _name(word: str | bytes | int | float) -> str:
-    return word.decode() if isinstance(word, bytes) else str(word).upper()
+    return (word.decode() if isinstance(word, bytes) else str(word)).upper()

@@ -246,6 +246,12 @@ class RedisStore(RedisPlayers):
             RedisLogChanges(url, timeout),
         )
 
+    @property
+    def client(self) -> aioredis.Redis | RedisCluster:
+        """redis-py's client: what is not on the move path goes through it."""
+        client: aioredis.Redis | RedisCluster = self._redis
+        return client
+
     def wrap_commands(self, wrap: Callable[[Commands], Commands]) -> None:
         """Pass the move path's commands through `wrap` from now on (tracing does)."""
         self._commands = wrap(self._commands)

@@ -154,6 +154,14 @@ def test_one_trace_per_move_with_its_redis_spans(
             assert server_attributes["http.response.status_code"] == 200
             transports["http"] += 1
     assert transports == {"grpc": MOVES, "http": MOVES}
+    # redis-py's commands too: a new game enters the lobby (ZADD) in its creation's trace.
+    created = [
+        spans
+        for spans in by_trace.values()
+        if any(s.kind == SERVER and s.name == "genial.v1.GameService/CreateGame" for s in spans)
+    ]
+    assert len(created) == 1
+    assert "ZADD" in {s.name for s in created[0] if s.kind == CLIENT}
 
     servers = [s for s in by_trace[bytes.fromhex(caller_trace)] if s.kind == SERVER]
     assert [s.parent_span_id for s in servers] == [bytes.fromhex(caller_span)]

@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# The genial worker image: `genial serve`, gRPC on 50051 and HTTP on 8080.
+# The genial worker image: `genial serve`, gRPC on 50051 and HTTP on 8080; health, readiness
+# and metrics on 9090 (the admin port, never to be published outside the cluster).
 #
 #   docker build -t genial:0.1.0 .
 #   docker run --rm -p 50051:50051 -p 8080:8080 -e GENIAL_REDIS_URL=redis://HOST:6379/0 genial:0.1.0
@@ -47,15 +48,16 @@ ENV PATH=/opt/genial/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     GENIAL_HOST=0.0.0.0 \
     GENIAL_GRPC_PORT=50051 \
-    GENIAL_HTTP_PORT=8080
+    GENIAL_HTTP_PORT=8080 \
+    GENIAL_ADMIN_PORT=9090
 
 USER 10001:10001
-EXPOSE 50051 8080
+EXPOSE 50051 8080 9090
 
-# The slim image has no curl: the interpreter asks the HTTP port for /healthz itself.
+# The slim image has no curl: the interpreter asks the admin port for /healthz itself.
 # (Kubernetes ignores HEALTHCHECK and uses the chart's probes.)
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('GENIAL_HTTP_PORT', '8080'), timeout=2)"]
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('GENIAL_ADMIN_PORT', '9090'), timeout=2)"]
 
 # genial is PID 1: it handles SIGTERM itself (stops taking requests, drains for
 # GENIAL_DRAIN_SECONDS, exits) and starts no child processes to reap.

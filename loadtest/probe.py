@@ -44,7 +44,7 @@ class Probe:
     async def snapshot(self) -> Snapshot:
         buckets: Buckets = {}
         for worker in self.deployment.workers:
-            text = await httpclient.get("127.0.0.1", worker.http_port, "/metrics")
+            text = await httpclient.get("127.0.0.1", worker.admin_port, "/metrics")
             add_buckets(text.decode(), buckets)
         worker_user = worker_sys = 0.0
         for worker in self.deployment.workers:

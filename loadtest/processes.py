@@ -112,11 +112,13 @@ def start_redis(
 
 @dataclass
 class Worker:
-    """A worker process serving gRPC and HTTP on ports of its own, as a pod would."""
+    """A worker process serving gRPC, HTTP and its admin port (health, readiness, metrics) on
+    ports of its own, as a pod would."""
 
     proc: subprocess.Popen[bytes]
     grpc_port: int
     http_port: int
+    admin_port: int
     redis_url: str = ""
     """Empty for the in-process store."""
 
@@ -129,6 +131,15 @@ class Worker:
         return f"http://127.0.0.1:{self.http_port}"
 
     @property
+    def ports(self) -> tuple[int, int, int]:
+        """gRPC, HTTP and admin: what a worker restarted in its place takes again."""
+        return self.grpc_port, self.http_port, self.admin_port
+
+    @property
+    def admin_url(self) -> str:
+        return f"http://127.0.0.1:{self.admin_port}"
+
+    @property
     def store(self) -> str:
         return "redis" if self.redis_url else "memory"
 
@@ -139,15 +150,16 @@ def start_worker(
     redis_url: str = "",
     env: Mapping[str, str] | None = None,
     log: Path | None = None,
-    ports: tuple[int, int] | None = None,
+    ports: tuple[int, int, int] | None = None,
 ) -> Worker:
-    """`python -m <module> --host 127.0.0.1 --grpc-port P --http-port Q <flags>` on two free
-    ports, or on `ports` (gRPC, HTTP: a restarted worker takes its predecessor's), with `env`
+    """`python -m <module> --host 127.0.0.1 --grpc-port P --http-port Q --admin-port R
+    <flags>` on three free ports, or on `ports` (gRPC, HTTP, admin: a restarted worker takes
+    its predecessor's), with `env`
     over this process's environment and `redis_url` as its store (the in-process store when
-    empty), once it listens on both. Its output goes to `log` (appended) or, without one,
+    empty), once it listens on all three. Its output goes to `log` (appended) or, without one,
     where this process's goes. A worker that does not come up is stopped, and the error
     quotes the end of its log."""
-    grpc_port, http_port = ports or (free_port(), free_port())
+    grpc_port, http_port, admin_port = ports or (free_port(), free_port(), free_port())
     command = [
         sys.executable,
         "-m",
@@ -158,6 +170,8 @@ def start_worker(
         str(grpc_port),
         "--http-port",
         str(http_port),
+        "--admin-port",
+        str(admin_port),
         *flags,
     ]
     environ = {**os.environ, **(env or {}), "GENIAL_REDIS_URL": redis_url}
@@ -170,6 +184,7 @@ def start_worker(
     try:
         wait_for_port(grpc_port, proc=proc)
         wait_for_port(http_port, proc=proc)
+        wait_for_port(admin_port, proc=proc)
     except (RuntimeError, TimeoutError) as err:
         stop(proc)
         said = f"; its log ends:\n{log.read_text(errors='replace')[-LOG_TAIL:]}" if log else ""
@@ -177,7 +192,7 @@ def start_worker(
     except BaseException:
         stop(proc)
         raise
-    return Worker(proc, grpc_port, http_port, redis_url)
+    return Worker(proc, grpc_port, http_port, admin_port, redis_url)
 
 
 def stop_worker(worker: Worker) -> None:

@@ -84,7 +84,7 @@ def server_latency(deployment: cluster.Cluster) -> str:
     time, and one Locust process is slower than the workers it drives."""
     buckets: Buckets = {}
     for worker in deployment.workers:
-        with urllib.request.urlopen(f"{worker.http_url}/metrics", timeout=10) as reply:
+        with urllib.request.urlopen(f"{worker.admin_url}/metrics", timeout=10) as reply:
             add_buckets(reply.read().decode(), buckets)
     lines = [
         "| transport | RPC | requests | server p50 / p95 / p99 ms |",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from .addresses import ClientAddresses
+from .census import Census
 from .credentials import Credentials
 from .followups import FollowUps
 from .games import Games
@@ -44,7 +45,7 @@ class GameApp:
             StreamSlots(settings.max_streams, settings.max_streams_per_address),
             self.credentials,
         )
-        self.health = StoreHealth(store, settings)
+        self.health = StoreHealth(store, settings, Census(settings))
         self.turns = Turns(store, settings)
         self.lobby = Lobby(store, settings)
         self.followups = FollowUps(store, settings)
@@ -58,7 +59,7 @@ class GameApp:
             self.followups,
             self._profile_name,
         )
-        self.moves = Moves(store, settings, self.turns, self.followups)
+        self.moves = Moves(store, settings, self.turns, self.followups, self.health.census)
         self.history = History(store, settings)
         self.tickets = WatchTickets(store, self.credentials)
         self.watching = Watching(store, settings, self.tickets)

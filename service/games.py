@@ -197,6 +197,7 @@ class Games:
         elif listed:
             await self.lobby.open(meta.kind, game_id, meta.created)
         METRICS.games_created.labels(meta.kind).inc()
+        self.health.census.changed(None, meta)
         log.info("game created", extra={"game_id": game_id, "kind": meta.kind, "seats": meta.seats})
         return True
 
@@ -254,6 +255,7 @@ class Games:
             state = engine.decode(record.state)
             self.followups.written(request.game_id, due, record, after, state)
             if started:
+                self.health.census.changed(WAITING, meta)
                 await self.lobby.close(meta.kind, request.game_id)
                 await self.turns.after_move(request.game_id, meta, state)
             return api.JoinGameResponse(

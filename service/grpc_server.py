@@ -4,7 +4,7 @@ only reads the metadata, decodes and writes the status."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import grpc
@@ -172,15 +172,25 @@ def server_options(settings: Settings) -> list[tuple[str, int]]:
 
 
 async def start_grpc(
-    app: GameApp, host: str, port: int, extra_handlers: Iterable[grpc.GenericRpcHandler] = ()
+    app: GameApp,
+    host: str,
+    port: int,
+    extra_handlers: Iterable[grpc.GenericRpcHandler] = (),
+    credentials: grpc.ServerCredentials | None = None,
+    interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
-    """Start serving; returns the server, the bound port and the health servicer."""
-    server = grpc.aio.server(options=server_options(app.settings))
+    """Start serving, over TLS with `credentials`, through `interceptors`; returns the
+    server, the bound port and the health servicer."""
+    server = grpc.aio.server(options=server_options(app.settings), interceptors=interceptors)
     server.add_generic_rpc_handlers((*service_handlers(app), *extra_handlers))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.serve(server, (*(s.full_name for s in SERVICES), health.SERVICE_NAME))
-    bound = server.add_insecure_port(f"{host}:{port}")
+    address = f"{host}:{port}"
+    if credentials is None:
+        bound = server.add_insecure_port(address)
+    else:
+        bound = server.add_secure_port(address, credentials)
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     for service in SERVICES:

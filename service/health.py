@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from .census import Census
 from .metrics import METRICS
 from .settings import Settings
 from .store import GameStore
@@ -21,9 +22,10 @@ SAMPLE_SECONDS = 5.0
 
 
 class StoreHealth:
-    def __init__(self, store: GameStore, settings: Settings) -> None:
+    def __init__(self, store: GameStore, settings: Settings, census: Census) -> None:
         self.store = store
         self.settings = settings
+        self.census = census
         self.used = 0
         self.most = 0
         """Redis's maxmemory; 0: none set (or the in-process store)."""
@@ -49,6 +51,7 @@ class StoreHealth:
         return _report(True, "ready")
 
     async def sample(self) -> None:
+        await self.census.share(self.store)
         memory = await self.store.memory()
         if memory is not None:
             self.used, self.most = memory

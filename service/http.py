@@ -4,8 +4,9 @@ same name, with the same error mapping as gRPC; WatchGame and WatchPlayer as Ser
 Events.
 
 Like the gRPC transport it only decodes, calls and encodes. Beside the API it serves the
-OpenAPI document (/openapi.json), the probes (/healthz, /readyz), /metrics, and
-what `web` serves (the web client, /docs).
+OpenAPI document (/openapi.json) and what `web` serves (the web client, /docs), each of
+those two unless a setting turns it off. Health, readiness and metrics are on the admin
+port (`admin`), never here.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFou
 from litestar.handlers import HTTPRouteHandler
 from litestar.response import Stream
 from litestar.types import ASGIApp, Receive, Scope, Send
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import player_service_pb2 as pb
@@ -50,24 +50,20 @@ def create_app(
     max_request_bytes: int,
     closing: asyncio.Event,
     extra_handlers: Sequence[HTTPRouteHandler] = (),
+    wrap: Callable[[ASGIApp], ASGIApp] | None = None,
 ) -> ASGIApp:
-    """The gateway for `app`, as an ASGI application; setting `closing` ends the streams."""
+    """The gateway for `app`, as an ASGI application; setting `closing` ends the streams.
+    `wrap` goes around the router, which leaves the route it picked in the scope (tracing
+    names its spans by it)."""
     document = openapi.render(openapi.document(openapi.load_descriptors())).encode()
 
     @get("/openapi.json")
     async def openapi_json() -> Response[bytes]:
         return Response(document, media_type=JSON)
 
-    @get("/readyz")
-    async def readyz() -> Response[bytes]:
-        """Ready while the store answers and takes writes: without it a worker serves nothing."""
-        ready, why = await app.health.ready()
-        if ready:
-            return Response(msgspec.json.encode({"status": why}), media_type=JSON)
-        return _error(ApiError(Reason.STORE_UNAVAILABLE, why))
-
-    handlers: list[HTTPRouteHandler] = [openapi_json, healthz, readyz, metrics]
-    handlers += web.handlers()  # the web client at /, and /docs
+    handlers: list[HTTPRouteHandler] = [openapi_json]
+    # The web client at /, and /docs, unless turned off.
+    handlers += web.handlers(app.settings.serve_web, app.settings.serve_docs)
     handlers += extra_handlers
     found = invoke.endpoints("http", app.gate, app.unary, app.streams)
     for route in ROUTES:
@@ -89,18 +85,7 @@ def create_app(
         cors_config=web.cors_config(app.settings),
         logging_config=None,
     )
-    return _one_segment_per_variable(gateway)
-
-
-@get("/healthz")
-async def healthz() -> Response[bytes]:
-    """Alive while the process serves at all."""
-    return Response(b'{"status":"ok"}', media_type=JSON)
-
-
-@get("/metrics")
-async def metrics() -> Response[bytes]:
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    return _one_segment_per_variable(wrap(gateway) if wrap else gateway)
 
 
 # ---- the API ------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 from collections.abc import Iterator
 from typing import Any
 
@@ -132,9 +133,10 @@ class HttpServer(uvicorn.Server):
 
 
 def start_http(
-    asgi: ASGIApp, settings: Settings, host: str, port: int
+    asgi: ASGIApp, settings: Settings, host: str, port: int, tls: ssl.SSLContext | None = None
 ) -> tuple[HttpServer, asyncio.Task[None], int]:
-    """Start serving `asgi`; returns the server, its task and the bound port."""
+    """Start serving `asgi`, over TLS with `tls`; returns the server, its task and the
+    bound port."""
     config = uvicorn.Config(
         asgi,
         host=host,
@@ -148,6 +150,8 @@ def start_http(
         proxy_headers=False,
         # Annotated int, but any number of seconds works (it is a wait_for timeout).
         timeout_graceful_shutdown=settings.drain_seconds,  # type: ignore[arg-type]
+        # The context itself, not files: `tls.Certificates` loads a renewed pair into it.
+        ssl_context_factory=None if tls is None else lambda _config, _default: tls,
     )
     sock = config.bind_socket()  # bound here, so that port 0 tells its port at once
     server = HttpServer(config)

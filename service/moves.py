@@ -20,6 +20,7 @@ from genial.v1 import game_service_pb2 as api
 
 from . import convert, records
 from .bot_players import TIMEOUT_BOT, choose_move
+from .census import Census
 from .credentials import Principal
 from .errors import ApiError, Reason
 from .games import MAX_ATTEMPTS, load
@@ -86,12 +87,18 @@ Choose = Callable[[GameMeta, engine.GameState, int | None], Awaitable[Chosen | N
 
 class Moves:
     def __init__(
-        self, store: GameStore, settings: Settings, turns: Turns, followups: FollowUps
+        self,
+        store: GameStore,
+        settings: Settings,
+        turns: Turns,
+        followups: FollowUps,
+        census: Census,
     ) -> None:
         self.store = store
         self.settings = settings
         self.turns = turns
         self.followups = followups
+        self.census = census
         self.records = RecordCache(settings.record_cache_games)
 
     async def make_move(
@@ -199,6 +206,8 @@ class Moves:
                 played = PlayedMove(version, chosen.seat, chosen.move, events, automatic)
                 self.followups.written(game_id, due, record, written, new, [played])
             METRICS.moves.labels(meta.kind).inc()
+            if meta.finished:
+                self.census.changed(PLAYING, meta)
             if attempt:
                 METRICS.retries.observe(attempt)
             await self.turns.after_move(game_id, meta, new)

@@ -23,6 +23,25 @@ class Settings:
     host: str = field(default="0.0.0.0", metadata=_doc("address to listen on"))
     grpc_port: int = field(default=50051, metadata=_doc("gRPC port (0: any free port)"))
     http_port: int = field(default=8080, metadata=_doc("HTTP port (0: any free port)"))
+    admin_port: int = field(
+        default=9090,
+        metadata=_doc(
+            "port of /healthz, /readyz and /metrics, plain HTTP, for the cluster only (0: any "
+            "free port)"
+        ),
+    )
+    serve_web: bool = field(default=True, metadata=_doc("serve the web client at / on HTTP"))
+    serve_docs: bool = field(
+        default=True, metadata=_doc("serve the API's reference at /docs on HTTP")
+    )
+    tls_cert_file: str = field(
+        default="",
+        metadata=_doc(
+            "PEM certificate chain for TLS on the gRPC and HTTP ports, reloaded when it "
+            "changes; empty: plain text"
+        ),
+    )
+    tls_key_file: str = field(default="", metadata=_doc("PEM private key of tls_cert_file"))
     redis_url: str = field(
         default="",
         metadata=_doc(
@@ -180,6 +199,12 @@ class Settings:
     follow_up_lease_seconds: float = field(
         default=5.0,
         metadata=_doc("seconds before another worker does a move's follow-ups (player events)"),
+    )
+    otlp_endpoint: str = field(
+        default="",
+        metadata=_doc(
+            "OTLP/gRPC endpoint traces are exported to (http://collector:4317); empty: no tracing"
+        ),
     )
     log_level: str = field(default="INFO", metadata=_doc("DEBUG, INFO, WARNING or ERROR"))
     log_json: bool = field(default=True, metadata=_doc("structured (JSON) log lines"))

@@ -80,8 +80,13 @@ def cors_config(settings: Settings) -> CORSConfig | None:
     )
 
 
-def handlers() -> list[HTTPRouteHandler]:
-    """The web client's page and assets, and the documentation's."""
+def handlers(serve_web: bool = True, serve_docs: bool = True) -> list[HTTPRouteHandler]:
+    """The web client's page and assets, and the documentation's, each unless turned off."""
+    served = _docs_handlers() if serve_docs else []
+    return served + _web_handlers() if serve_web else served
+
+
+def _docs_handlers() -> list[HTTPRouteHandler]:
     swagger = swagger_ui_bundle.swagger_ui_path
     docs_assets = {name: (swagger / name).read_bytes() for name in SWAGGER_FILES}
     docs_assets["init.js"] = DOCS_INIT
@@ -94,11 +99,14 @@ def handlers() -> list[HTTPRouteHandler]:
     async def docs_asset(name: str) -> Response[bytes]:
         return _file(docs_assets, name, AN_HOUR)
 
-    served: list[HTTPRouteHandler] = [docs, docs_asset]
+    return [docs, docs_asset]
+
+
+def _web_handlers() -> list[HTTPRouteHandler]:
     bundle = next((b for b in BUNDLES if (b / "index.html").is_file()), None)
     if bundle is None:
         log.warning("the web client is not built: / serves nothing (see docs/web.md)")
-        return served
+        return []
     page = (bundle / "index.html").read_bytes()
     assets = {f.name: f.read_bytes() for f in (bundle / "assets").glob("*") if f.is_file()}
 
@@ -110,7 +118,7 @@ def handlers() -> list[HTTPRouteHandler]:
     async def asset(name: str) -> Response[bytes]:
         return _file(assets, name, IMMUTABLE)
 
-    return [*served, index, asset]
+    return [index, asset]
 
 
 def _file(files: dict[str, bytes], name: str, headers: dict[str, str]) -> Response[bytes]:

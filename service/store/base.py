@@ -204,6 +204,18 @@ class SharedCounters(Protocol):
         ...
 
 
+class GameCounts(Protocol):
+    """Games by status, counted by every worker into shared buckets (`census.Census`)."""
+
+    async def count_games(
+        self, deltas: dict[str, dict[int, int]], since: dict[str, int]
+    ) -> dict[str, int]:
+        """Add `deltas` (status -> bucket -> change) to the shared buckets, forget the
+        buckets of a status before `since[status]`, and return per status the total of
+        the buckets from `since[status]` on."""
+        ...
+
+
 @dataclass(slots=True)
 class Followed:
     """How far a game's follow-ups got: the record they last saw (its rev, version, meta)."""
@@ -335,6 +347,7 @@ class GameStore(
     TurnSchedule,
     CreationQuotas,
     SharedCounters,
+    GameCounts,
     FollowUps,
     Sessions,
     Players,

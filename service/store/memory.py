@@ -40,6 +40,7 @@ class MemoryStore(MemoryPlayers):
         self._lobby: dict[str, dict[str, float]] = {}
         self._schedule = LeasedTimes()
         self._counts: dict[str, tuple[int, float]] = {}
+        self._game_counts: dict[str, dict[int, int]] = {}
         self._waiting: dict[str, dict[str, float]] = {}
         """Per address, its games that may wait, and when each expires (Unix time)."""
         self._wakeups = Wakeups()
@@ -167,6 +168,19 @@ class MemoryStore(MemoryPlayers):
             total, expires = self._counts.get(key, (0, now + ttl))
             self._counts[key] = (total + delta, expires)
         return {key: self._counts[key][0] for key in deltas}
+
+    async def count_games(
+        self, deltas: dict[str, dict[int, int]], since: dict[str, int]
+    ) -> dict[str, int]:
+        totals = {}
+        for status, first in since.items():
+            buckets = self._game_counts.setdefault(status, {})
+            for bucket, delta in deltas.get(status, {}).items():
+                buckets[bucket] = buckets.get(bucket, 0) + delta
+            for bucket in [b for b in buckets if b < first]:
+                del buckets[bucket]
+            totals[status] = sum(buckets.values())
+        return totals
 
     async def ping(self) -> bool:
         return True

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any, Protocol
 
@@ -21,6 +21,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, ResponseError
 
+from ..metrics import METRICS
 from .base import Entry, EntryId, Follower, Quota, Record, Write, WriteResult
 from .redis_changes import RedisLogChanges
 from .redis_link import Command, RedisLink
@@ -78,6 +79,8 @@ class Commands(Protocol):
         """Replies in order; error replies are returned, not raised."""
         ...
 
+    async def close(self) -> None: ...
+
 
 class ClientCommands:
     """`Commands` through a redis-py client (for Redis Cluster, which routes by key)."""
@@ -98,12 +101,60 @@ class ClientCommands:
         pass  # the client is closed with the store
 
 
+class TimedCommands:
+    """`Commands` with each round trip timed into genial_redis_seconds, failed ones too,
+    by operation: the script's name for a script, else the command (a pipeline of several
+    kinds: "pipeline")."""
+
+    def __init__(self, commands: Commands) -> None:
+        self._commands = commands
+        self._timers: dict[str, Any] = {}
+
+    def _observe(self, operation: str, start: float) -> None:
+        timer = self._timers.get(operation)
+        if timer is None:
+            timer = self._timers[operation] = METRICS.redis_latency.labels(operation)
+        timer.observe(time.perf_counter() - start)
+
+    async def call(self, *command: str | bytes | int | float) -> Any:
+        start = time.perf_counter()
+        try:
+            return await self._commands.call(*command)
+        finally:
+            self._observe(_operation(command), start)
+
+    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
+        start = time.perf_counter()
+        try:
+            return await self._commands.pipeline(commands)
+        finally:
+            kinds = {_operation(command) for command in commands}
+            self._observe(kinds.pop() if len(kinds) == 1 else "pipeline", start)
+
+    async def close(self) -> None:
+        await self._commands.close()
+
+
+SCRIPT_NAMES: dict[str, str] = {}
+"""Each script's name by its SHA1, for the operation label of EVALSHA."""
+
+
+def _operation(command: Command) -> str:
+    word = command[0]
+    name = word.decode() if isinstance(word, bytes) else str(word)
+    if name.upper() == "EVALSHA":
+        sha = command[1]
+        return SCRIPT_NAMES.get(sha.decode() if isinstance(sha, bytes) else str(sha), "script")
+    return name.upper()
+
+
 class _Script:
     """A Lua script run by its SHA1, sent again after a Redis restart forgot it."""
 
     def __init__(self, name: str) -> None:
         self.source = resources.files(__package__).joinpath("scripts", name).read_text()
         self.sha = hashlib.sha1(self.source.encode()).hexdigest()
+        SCRIPT_NAMES[self.sha] = name.removesuffix(".lua")
 
     async def __call__(
         self, commands: Commands, keys: Sequence[str], args: Sequence[str | bytes | int]
@@ -160,7 +211,7 @@ class RedisStore(RedisPlayers):
         changes: RedisLogChanges,
     ) -> None:
         self._redis = client
-        self._commands = commands
+        self._commands: Commands = TimedCommands(commands)
         self.changes = changes
         self._write = _Script("write.lua")
         self._create = _Script("create.lua")
@@ -194,6 +245,16 @@ class RedisStore(RedisPlayers):
             RedisLink.from_url(url, timeout) if lean else ClientCommands(client),
             RedisLogChanges(url, timeout),
         )
+
+    @property
+    def client(self) -> aioredis.Redis | RedisCluster:
+        """redis-py's client: what is not on the move path goes through it."""
+        client: aioredis.Redis | RedisCluster = self._redis
+        return client
+
+    def wrap_commands(self, wrap: Callable[[Commands], Commands]) -> None:
+        """Pass the move path's commands through `wrap` from now on (tracing does)."""
+        self._commands = wrap(self._commands)
 
     async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
         game_key, log_key, _, _ = _keys(game_id)
@@ -359,6 +420,32 @@ class RedisStore(RedisPlayers):
             if isinstance(reply, Exception):
                 raise reply
         return {key: int(total) for key, total in zip(deltas, replies[::2], strict=True)}
+
+    async def count_games(
+        self, deltas: dict[str, dict[int, int]], since: dict[str, int]
+    ) -> dict[str, int]:
+        # One hash a status (the Census's few hundred buckets at most), off the move path.
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for status in since:
+                for bucket, delta in deltas.get(status, {}).items():
+                    pipe.hincrby(f"genial:games:{status}", str(bucket), delta)
+                pipe.hgetall(f"genial:games:{status}")
+            replies: list[Any] = await pipe.execute()
+        totals, stale = {}, {}
+        at = 0
+        for status, first in since.items():
+            at += len(deltas.get(status, {}))
+            buckets = {int(b): int(n) for b, n in replies[at].items()}
+            at += 1
+            totals[status] = sum(n for b, n in buckets.items() if b >= first)
+            stale[status] = [str(b) for b in buckets if b < first]
+        if any(stale.values()):
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for status, fields in stale.items():
+                    if fields:
+                        pipe.hdel(f"genial:games:{status}", *fields)
+                await pipe.execute()
+        return totals
 
     async def memory(self) -> tuple[int, int]:
         if isinstance(self._redis, RedisCluster):  # the fullest primary counts

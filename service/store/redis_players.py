@@ -17,8 +17,7 @@ from .base import Followed, Follower, player_feed
 from .redis_changes import RedisLogChanges, channel_of
 
 if TYPE_CHECKING:
-    from .redis import ClientCommands, _Script
-    from .redis_link import RedisLink
+    from .redis import Commands, _Script
 
 FOLLOW_UPS_KEY = "genial:followups"
 REVOKED_KEY = "genial:revoked"
@@ -45,7 +44,7 @@ class RedisPlayers:
     """Mixed into `RedisStore`, which gives the connections and the scripts."""
 
     _redis: Any
-    _commands: RedisLink | ClientCommands
+    _commands: Commands
     _reschedule: _Script
     changes: RedisLogChanges
     _followed_script: _Script

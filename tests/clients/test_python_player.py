@@ -122,7 +122,7 @@ async def test_a_players_watch_reconnects_and_misses_nothing(
         stop_worker(first)  # the watch's worker goes away
         await bob.resign(game.game_id)  # meanwhile, through the other worker
         # back at the same address
-        workers.append(start_worker(redis_url, ports=(first.grpc_port, first.http_port)))
+        workers.append(start_worker(redis_url, ports=first.ports))
         deadline = time.monotonic() + 30
         while not any(e.type == pb.PLAYER_EVENT_TYPE_RESIGNED for e in events):
             assert time.monotonic() < deadline, events

@@ -20,7 +20,6 @@ import yaml
 from tests.conftest import free_port, wait_for_port
 from tests.deploy.paths import CHART, NAMESPACE, RELEASE
 from tests.deploy.profiles import profiles
-from tests.deploy.settings_contract import SETTINGS
 
 Manifest = dict[str, Any]
 
@@ -212,12 +211,11 @@ def worker_sandbox(r: Rendered) -> list[str]:
     return sandbox(r.one("Deployment")["spec"]["template"]["spec"], worker(r))
 
 
-def start_pod(r: Rendered, redis_url: str) -> LocalPod:
+def start_pod(r: Rendered, redis_url: str, files: dict[str, str] | None = None) -> LocalPod:
+    """The worker of `r` on `redis_url`; `files` points the variables that name files in a
+    mounted volume (GENIAL_TLS_CERT_FILE, ...) at files of this machine."""
     pod_ports = container_ports(worker(r))
     ports = {number: free_port() for number in pod_ports.values()}
-    if "admin_port" not in SETTINGS:
-        # A service without an admin port serves health, readiness and metrics on HTTP.
-        ports[pod_ports["admin"]] = ports[pod_ports["http"]]
     environ = worker_environ(r, redis_url) | {
         "GENIAL_HOST": "127.0.0.1",
         "GENIAL_GRPC_PORT": str(ports[pod_ports["grpc"]]),
@@ -226,6 +224,9 @@ def start_pod(r: Rendered, redis_url: str) -> LocalPod:
         # As the image sets it: no bytecode is written next to the read-only sources.
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    for name, path in (files or {}).items():
+        assert name in environ, name
+        environ[name] = path
     # Only the container's variables reach the service, not this shell's GENIAL_* ones.
     inherited = {k: v for k, v in os.environ.items() if not k.startswith("GENIAL_")}
     # bwrap tells the worker's pid on this fd: SIGTERM goes to the worker, as in a pod.

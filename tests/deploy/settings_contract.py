@@ -9,20 +9,12 @@ from typing import Any
 from genial.service.settings import Settings
 
 AWAITED_SETTINGS: dict[str, tuple[type, Any]] = {
-    "admin_port": (int, 9090),
-    "serve_web": (bool, True),
-    "serve_docs": (bool, True),
-    "cors_origins": (str, ""),
-    "trusted_proxies": (str, ""),
-    "otlp_endpoint": (str, ""),
     "redis_sentinels": (str, ""),
     "redis_sentinel_master": (str, "mymaster"),
     "redis_password": (str, ""),
     "redis_sentinel_password": (str, ""),
     "redis_wait_replicas": (int, 0),
     "redis_wait_timeout_ms": (int, 500),
-    "tls_cert_file": (str, ""),
-    "tls_key_file": (str, ""),
 }
 """Settings of issue 20 (operating it) that the chart sets and the service is to read:
 name, type, default, as agreed with the service's side. Until `Settings` has one, the

@@ -110,14 +110,15 @@ def test_runs_as_a_numeric_non_root_user() -> None:
     assert DEFAULTS["podSecurityContext"]["runAsUser"] == int(uid)
 
 
-def test_serves_both_ports_with_genial_serve() -> None:
+def test_serves_the_three_ports_with_genial_serve() -> None:
     assert only(FINAL, "ENTRYPOINT").exec_form() == ["genial", "serve"]
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["genial"] == "genial.service.cli:main"
     exposed = {int(port) for i in FINAL if i.keyword == "EXPOSE" for port in i.args.split()}
     variables = env(FINAL)
-    assert exposed == {int(variables["GENIAL_GRPC_PORT"]), int(variables["GENIAL_HTTP_PORT"])}
-    assert exposed == {SETTINGS["grpc_port"], SETTINGS["http_port"]}
+    ports = ("GRPC", "HTTP", "ADMIN")
+    assert exposed == {int(variables[f"GENIAL_{port}_PORT"]) for port in ports}
+    assert exposed == {SETTINGS[f"{port.lower()}_port"] for port in ports}
     assert variables["GENIAL_HOST"] == "0.0.0.0"
 
 
@@ -138,12 +139,12 @@ def test_healthcheck_needs_only_python() -> None:
     assert not {"curl", "wget"} & set(re.findall(r"\w+", " ".join(command)))
 
 
-def run_healthcheck(http_port: int) -> int:
+def run_healthcheck(admin_port: int) -> int:
     # The image's python is the virtualenv's; this one has the same standard library.
     _, flag, script = healthcheck()
     done = subprocess.run(
         [sys.executable, flag, script],
-        env={"GENIAL_HTTP_PORT": str(http_port)},
+        env={"GENIAL_ADMIN_PORT": str(admin_port)},
         capture_output=True,
         check=False,
         timeout=10,
@@ -152,7 +153,7 @@ def run_healthcheck(http_port: int) -> int:
 
 
 def test_healthcheck_passes_on_a_running_worker(pod: LocalPod) -> None:
-    assert run_healthcheck(pod.port("http")) == 0
+    assert run_healthcheck(pod.port("admin")) == 0
 
 
 def test_healthcheck_fails_without_a_worker() -> None:

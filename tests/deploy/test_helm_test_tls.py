@@ -1,10 +1,7 @@
-"""The `helm test` check of a release with TLS on the API ports, run against real TLS
-servers: `openssl s_server` with a self-signed certificate on the API ports (answering
-HTTPS, and choosing HTTP/2 by ALPN for gRPC when asked to) and a plain HTTP server on the
-admin port. It passes only when the API ports speak TLS and the gRPC one offers HTTP/2.
-
-(A worker that terminates TLS itself is for the service's side to run here; these servers
-stand in for its ports until then.)"""
+"""The `helm test` check of a release with TLS on the API ports: it passes against the
+worker of such a release, run with a self-signed certificate (the Secret's files), and
+fails against stand-ins that lack what it checks: `openssl s_server` on the API ports
+without HTTP/2 by ALPN for gRPC, or plain HTTP where TLS is expected."""
 
 from __future__ import annotations
 
@@ -13,10 +10,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import helm_python as helm
 import pytest
 
 from tests.conftest import free_port, wait_for_port
-from tests.deploy.conftest import Rendered
+from tests.deploy.conftest import Rendered, render, start_pod, stop_pod
+from tests.deploy.profiles import merged, production_values
 from tests.deploy.test_pod import run_helm_test, service_ports
 
 
@@ -86,6 +85,23 @@ def tls_api_without_http2(certificate: Path) -> Iterator[int]:
 
 def host_ports(r: Rendered, api: int, admin: int) -> dict[int, int]:
     return {port: admin if target == "admin" else api for port, target in service_ports(r).items()}
+
+
+def test_helm_test_passes_against_a_worker_with_tls(
+    chart: helm.Chart, certificate: Path, redis_url: str
+) -> None:
+    values = merged(production_values(), {"tls": {"enabled": True, "existingSecret": "t"}})
+    r = render(chart, values, "production with TLS")
+    files = {
+        "GENIAL_TLS_CERT_FILE": str(certificate / "tls.crt"),
+        "GENIAL_TLS_KEY_FILE": str(certificate / "tls.key"),
+    }
+    pod = start_pod(r, redis_url, files)
+    try:
+        ports = {port: pod.port(target) for port, target in service_ports(r).items()}
+        assert run_helm_test(r, ports) == 0
+    finally:
+        stop_pod(pod, 30)
 
 
 def test_helm_test_passes_on_tls_ports(

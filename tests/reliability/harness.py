@@ -83,7 +83,7 @@ def stop_all(workers: Iterable[Worker]) -> None:
 
 def ready(worker: Worker, timeout: float = 5.0) -> bool:
     """The worker's /readyz: True on 200, False on 503 (anything else fails the test)."""
-    reply = httpx.get(f"http://127.0.0.1:{worker.http_port}/readyz", timeout=timeout)
+    reply = httpx.get(f"{worker.admin_url}/readyz", timeout=timeout)
     assert reply.status_code in (200, 503), reply.text
     return reply.status_code == 200
 

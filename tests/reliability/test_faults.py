@@ -204,7 +204,7 @@ def test_a_frozen_redis_fails_every_request_in_bounded_time(
             for method, request, token in every_call(table, legal.moves[0]):
                 slowest = max(slowest, refused_in_time(client, method, request, token))
         assert not ready(worker, timeout=BOUND + 2)
-        assert httpx.get(f"{worker.url}/healthz", timeout=5).status_code == 200
+        assert httpx.get(f"{worker.admin_url}/healthz", timeout=5).status_code == 200
         for thread in watchers:
             thread.join(max(0.0, frozen + KEEPALIVE + BOUND + 2 - time.monotonic()))
         assert [(code, reason) for code, reason, _ in watch_ends] == [
@@ -245,7 +245,7 @@ def test_an_unreachable_redis_fails_every_request_at_once(spawn: Spawn) -> None:
             slowest = max(slowest, refused_in_time(client, method, request, token))
         client.close()
     assert not ready(worker)
-    assert httpx.get(f"{worker.url}/healthz", timeout=5).status_code == 200
+    assert httpx.get(f"{worker.admin_url}/healthz", timeout=5).status_code == 200
     assert worker.proc.poll() is None
     count(
         unreachable_requests_refused=2 * len(every_call(table, move)),

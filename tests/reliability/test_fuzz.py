@@ -297,7 +297,7 @@ def test_the_worker_survived_with_bounded_memory(target: Target) -> None:
     assert growth < MAX_GROWTH, f"the worker grew by {growth / 2**20:.0f} MiB"
     assert_no_internal_errors([worker])
     assert_no_secret_in_logs([worker], target.tokens)
-    metrics = httpx.get(f"{worker.url}/metrics", timeout=10).text
+    metrics = httpx.get(f"{worker.admin_url}/metrics", timeout=10).text
     internal = re.findall(r'genial_errors_total\{[^}]*code="INTERNAL"[^}]*\} (\S+)', metrics)
     assert not any(float(v) for v in internal), internal
     count(fuzz_worker_rss_growth_kib=growth // 1024)

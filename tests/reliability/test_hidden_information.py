@@ -340,7 +340,7 @@ def test_no_answer_or_log_line_shows_what_a_caller_may_not_see(
     for line in log_lines(workers):
         assert not CARD_WORDS.search(line), f"a log line names a card: {line[:300]}"
     for worker in workers:
-        metrics = httpx.get(f"{worker.url}/metrics", timeout=10).text
+        metrics = httpx.get(f"{worker.admin_url}/metrics", timeout=10).text
         assert not [s for s in secrets if s in metrics], "the metrics show a secret"
     assert_no_internal_errors(workers)
     count(

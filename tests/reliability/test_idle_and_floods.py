@@ -185,7 +185,7 @@ def test_ten_thousand_watchers_cost_memory_not_connections(
     admin = redis.Redis.from_url(own_redis.url)
     wait_until(lambda: admin.pubsub_numsub(f"genial:{{{table.game_id}}}:game")[0][1] == 0, 30)
     admin.close()
-    assert httpx.get(f"{worker.url}/readyz").status_code == 200
+    assert httpx.get(f"{worker.admin_url}/readyz").status_code == 200
     count(
         watchers=WATCHERS,
         watcher_kib=round(per_watcher_kib, 1),
@@ -317,7 +317,7 @@ def test_floods_of_huge_credentials_and_half_sent_requests_leave_a_worker_as_it_
 
 
 def replayed(worker: LoggedWorker) -> float:
-    metrics = httpx.get(f"{worker.url}/metrics").text
+    metrics = httpx.get(f"{worker.admin_url}/metrics").text
     match = re.search(r"^genial_replayed_moves_total ([0-9.e+]+)$", metrics, re.MULTILINE)
     assert match, "the worker exports genial_replayed_moves_total"
     return float(match.group(1))
@@ -382,7 +382,7 @@ def test_a_nearly_full_redis_refuses_new_games_first(spawn: Spawn, tmp_path: Pat
             admin.set(f"filler:{filler}", b"x" * 20_000)
             filler += 1
         # Within a sample (5 s): new games wait, the game in play goes on.
-        wait_until(lambda: "nearly full" in httpx.get(f"{worker.url}/readyz").text, 15, 0.5)
+        wait_until(lambda: "nearly full" in httpx.get(f"{worker.admin_url}/readyz").text, 15, 0.5)
         refused = client.http.post("/v1/games", json={"kind": "GAME_KIND_DICE", "seats": 2})
         assert (refused.status_code, refused.json()["error"]["reason"]) == (503, "STORE_FULL")
         legal = client.call(
@@ -401,7 +401,7 @@ def test_a_nearly_full_redis_refuses_new_games_first(spawn: Spawn, tmp_path: Pat
             except redis.exceptions.OutOfMemoryError:
                 break
             filler += 1
-        wait_until(lambda: httpx.get(f"{worker.url}/readyz").status_code == 503, 15, 0.5)
+        wait_until(lambda: httpx.get(f"{worker.admin_url}/readyz").status_code == 503, 15, 0.5)
         admin.close()
         count(full_store_moves_kept_going=1)
     finally:

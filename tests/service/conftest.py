@@ -30,11 +30,11 @@ def start_worker(
     redis_url: str = "",
     *flags: str,
     log: Path | None = None,
-    ports: tuple[int, int] | None = None,
+    ports: tuple[int, int, int] | None = None,
 ) -> Worker:
     """A `genial serve` worker with the suites' settings, on `redis_url` (the in-process
     store when empty) with `flags`; its output in `log`, or the test session's; on free
-    ports, or on `ports` (gRPC, HTTP): a restarted worker takes its predecessor's."""
+    ports, or on `ports` (gRPC, HTTP, admin): a restarted worker takes its predecessor's."""
     return processes.start_worker(
         *flags, redis_url=redis_url, env=TEST_SETTINGS, log=log, ports=ports
     )

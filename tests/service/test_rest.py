@@ -3,6 +3,7 @@ speaks, its limits and errors, the probes, the metrics and the OpenAPI document.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -14,8 +15,14 @@ import httpx
 import pytest
 
 from genial.service import openapi
+from genial.service.admin import create_admin_app
+from genial.service.census import Census
 from genial.service.errors import Code
+from genial.service.health import StoreHealth
+from genial.service.http_server import start_http
 from genial.service.routes import ROUTES
+from genial.service.settings import Settings
+from genial.service.store.memory import MemoryStore
 from genial.v1 import types_pb2
 from tests.conftest import free_port
 from tests.service.conftest import Worker, start_worker, stop_worker
@@ -139,28 +146,32 @@ def test_the_token_is_the_bearer_of_the_authorization_header(http: httpx.Client)
     refused(forged, 403, "PERMISSION_DENIED", "TOKEN_INVALID")
 
 
-def test_probes(memory_worker: Worker, redis_worker: Worker) -> None:
+def test_probes_are_on_the_admin_port(memory_worker: Worker, redis_worker: Worker) -> None:
     for worker in (memory_worker, redis_worker):
-        base = f"http://127.0.0.1:{worker.http_port}"
-        assert httpx.get(f"{base}/healthz").status_code == 200
-        assert httpx.get(f"{base}/readyz").status_code == 200
+        assert httpx.get(f"{worker.admin_url}/healthz").status_code == 200
+        assert httpx.get(f"{worker.admin_url}/readyz").status_code == 200
+
+
+def test_the_api_port_serves_no_probes_nor_metrics(http: httpx.Client) -> None:
+    for path in ("/healthz", "/readyz", "/metrics"):
+        refused(http.get(path), 404, "NOT_FOUND", "NO_ROUTE")
 
 
 def test_without_redis_the_worker_lives_but_is_not_ready() -> None:
     worker = start_worker(f"redis://127.0.0.1:{free_port()}/0")
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{worker.http_port}", timeout=10) as http:
-            assert http.get("/healthz").status_code == 200
-            refused(http.get("/readyz"), 503, "UNAVAILABLE", "STORE_UNAVAILABLE")
-            reply = http.get("/v1/games/AAAAAAAAAAAAAAAA")
-            refused(reply, 503, "UNAVAILABLE", "STORE_UNAVAILABLE")
+        with httpx.Client(base_url=worker.admin_url, timeout=10) as admin:
+            assert admin.get("/healthz").status_code == 200
+            refused(admin.get("/readyz"), 503, "UNAVAILABLE", "STORE_UNAVAILABLE")
+        reply = httpx.get(f"{worker.http_url}/v1/games/AAAAAAAAAAAAAAAA", timeout=10)
+        refused(reply, 503, "UNAVAILABLE", "STORE_UNAVAILABLE")
     finally:
         stop_worker(worker)
 
 
-def test_metrics_are_served_on_the_http_port(http: httpx.Client) -> None:
+def test_metrics_are_served_on_the_admin_port(http: httpx.Client, memory_worker: Worker) -> None:
     http.get("/v1/games/AAAAAAAAAAAAAAAA")
-    reply = http.get("/metrics")
+    reply = httpx.get(f"{memory_worker.admin_url}/metrics")
     assert reply.status_code == 200
     assert 'genial_request_seconds_count{method="GetGame",transport="http"}' in reply.text
     assert 'genial_errors_total{code="NOT_FOUND",reason="GAME_NOT_FOUND",transport="http"}' in (
@@ -175,6 +186,41 @@ def test_the_openapi_document_is_served_with_a_docs_page(http: httpx.Client) -> 
     page = http.get("/docs")
     assert page.headers["content-type"].startswith("text/html")
     assert '"/openapi.json"' in page.text
+
+
+def test_the_web_client_and_the_docs_can_be_switched_off(http: httpx.Client) -> None:
+    pages = ("/", "/docs", "/docs/assets/swagger-ui.css")
+    for path in pages:
+        assert http.get(path).status_code == 200, path  # served by default
+    worker = start_worker("", "--no-serve-web", "--no-serve-docs")
+    try:
+        with httpx.Client(base_url=worker.http_url, timeout=10) as off:
+            for path in pages:
+                refused(off.get(path), 404, "NOT_FOUND", "NO_ROUTE")
+            # The API and its description stay.
+            assert off.get("/openapi.json").status_code == 200
+            refused(off.get("/v1/games/AAAAAAAAAAAAAAAA"), 404, "NOT_FOUND", "GAME_NOT_FOUND")
+    finally:
+        stop_worker(worker)
+
+
+async def test_a_draining_worker_is_not_ready_but_alive() -> None:
+    # The admin application as `serve` runs it, on a socket of its own.
+    settings = Settings()
+    draining = asyncio.Event()
+    admin = create_admin_app(StoreHealth(MemoryStore(), settings, Census(settings)), draining)
+    server, task, port = start_http(admin, settings, "127.0.0.1", 0)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
+            assert (await http.get("/readyz")).status_code == 200
+            draining.set()
+            refused(await http.get("/readyz"), 503, "UNAVAILABLE", "DRAINING")
+            assert (await http.get("/healthz")).status_code == 200
+            refused(await http.get("/v1/games"), 404, "NOT_FOUND", "NO_ROUTE")
+            refused(await http.post("/healthz"), 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+    finally:
+        server.should_exit = True
+        await task
 
 
 def test_the_committed_openapi_document_is_current(tmp_path: Path) -> None:

@@ -273,3 +273,17 @@ async def test_shared_counters_add_up_and_expire(store: GameStore) -> None:
     assert await store.add_counts({a: 2}, ttl=0.3) == {a: 5}  # the first ttl stands
     await asyncio.sleep(0.5)
     assert await store.add_counts({a: 1, b: 0}, ttl=10) == {a: 1, b: 0}
+
+
+async def test_game_counts_add_up_by_bucket_and_forget_past_ones(store: GameStore) -> None:
+    # Statuses of this test's own: the workers of the session share the store's counts.
+    a, b = f"s{secrets.token_hex(4)}", f"s{secrets.token_hex(4)}"
+    assert await store.count_games({a: {10: 2, 11: 1}}, {a: 0, b: 0}) == {a: 3, b: 0}
+    assert await store.count_games({a: {11: -1, 12: 4}, b: {5: 1}}, {a: 0, b: 0}) == {
+        a: 6,
+        b: 1,
+    }
+    # From bucket 11 on: bucket 10 is past, and forgotten even for a later, earlier `since`.
+    assert await store.count_games({}, {a: 11, b: 0}) == {a: 4, b: 1}
+    assert await store.count_games({}, {a: 0, b: 6}) == {a: 4, b: 0}
+    assert await store.count_games({a: {10: 1}}, {a: 0, b: 0}) == {a: 5, b: 0}

@@ -66,7 +66,7 @@ def test_a_server_restart_in_the_middle_of_a_game_is_followed_through(
     stop_worker(worker)
     status = page.locator(".connection")
     expect(status).to_have_attribute("data-state", "reconnecting", timeout=15_000)
-    restarted = start_worker(redis_url, ports=(worker.grpc_port, worker.http_port))
+    restarted = start_worker(redis_url, ports=worker.ports)
     redis_web_worker.append(restarted)
     expect(status).to_have_attribute("data-state", "live", timeout=15_000)
 

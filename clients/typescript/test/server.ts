@@ -57,7 +57,7 @@ export async function startServer(serveArgs: string[] = []): Promise<Server> {
   if (grpcUrl && httpUrl && serveArgs.length === 0) {
     return { grpcUrl, httpUrl, stop: async () => {} };
   }
-  const [grpcPort, httpPort] = [await freePort(), await freePort()];
+  const [grpcPort, httpPort, adminPort] = [await freePort(), await freePort(), await freePort()];
   const worker = spawn(
     PYTHON,
     [
@@ -70,6 +70,8 @@ export async function startServer(serveArgs: string[] = []): Promise<Server> {
       `${grpcPort}`,
       "--http-port",
       `${httpPort}`,
+      "--admin-port",
+      `${adminPort}`,
       ...serveArgs,
     ],
     {
@@ -92,6 +94,7 @@ export async function startServer(serveArgs: string[] = []): Promise<Server> {
   try {
     await waitForPort(grpcPort, worker);
     await waitForPort(httpPort, worker);
+    await waitForPort(adminPort, worker);
   } catch (err) {
     worker.kill();
     throw err;

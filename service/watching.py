@@ -33,6 +33,9 @@ from .store import Entry, EntryId, GameStore
 from .views import game_view
 from .watch_tickets import WatchTickets
 
+WATCH_OPENINGS = 128
+"""Watches of a worker that read their start from Redis at once."""
+
 FEED_TAIL = 32
 """Steps a feed keeps: a watcher further behind catches up on its own."""
 
@@ -154,6 +157,10 @@ class Watching:
         self.settings = settings
         self.tickets = tickets
         self._feeds: dict[str, Feed] = {}
+        # A herd of watches (a worker's clients reconnecting, a game watched by thousands)
+        # reads its starts from Redis a few hundred at a time: all at once, the replies
+        # queue behind each other past redis_timeout.
+        self._openings = asyncio.Semaphore(WATCH_OPENINGS)
 
     def _open(self, game_id: str) -> Feed:
         feed = self._feeds.get(game_id)
@@ -173,32 +180,33 @@ class Watching:
         """Every entry after `from_version`, each with a fresh view, then live ones; a
         keep-alive once caught up, and after each `watch_keepalive` seconds of quiet."""
         game_id = request.game_id
-        record, meta, _ = await load(self.store, game_id)
-        if request.ticket:
-            seat: int | None = await self.tickets.seat(request.ticket, game_id)
-        else:
-            seat = caller.seat(meta, required=False)
         if request.from_version < 0:
             raise ApiError(Reason.BAD_REQUEST, "from_version is >= 0")
         keepalive = self.settings.watch_keepalive
-        # Followed before the log is read, so that no write after the read goes unheard.
-        follower = await self.store.follow(game_id)
+        async with self._openings:
+            record, meta, _ = await load(self.store, game_id)
+            if request.ticket:
+                seat: int | None = await self.tickets.seat(request.ticket, game_id)
+            else:
+                seat = caller.seat(meta, required=False)
+            # Followed before the log is read, so that no write after the read goes unheard.
+            follower = await self.store.follow(game_id)
+            try:
+                current = engine.decode(record.state)
+                start = min(request.from_version, record.version)
+                walk = Walk(await replay_at(self.store, game_id, current, meta.seats, start), meta)
+                cursor, skip = (walk.replay.version, 0), (request.from_version, 0)
+                # Alone up to the end of the log, then with the game's feed.
+                steps = [walk.step(e) for e in await self.store.entries(game_id, cursor)]
+            except BaseException:
+                follower.close()
+                raise
         feed = self._open(game_id)
         try:
-            current = engine.decode(record.state)
-            start = min(request.from_version, record.version)
-            walk = Walk(await replay_at(self.store, game_id, current, meta.seats, start), meta)
-            cursor, skip = (walk.replay.version, 0), (request.from_version, 0)
+            if steps and steps[-1].version == record.version:
+                steps[-1] = walk.settle(steps[-1], meta)  # the metadata read is that version's
             finished, sent = walk.shown.finished, False
-            # Alone up to the end of the log, then with the game's feed.
-            steps: list[Step] | None = None
-            loaded = record.version  # the metadata read at the start is that version's
             while True:
-                if steps is None:
-                    steps = [walk.step(e) for e in await self.store.entries(game_id, cursor)]
-                    if steps and steps[-1].version == loaded:
-                        steps[-1] = walk.settle(steps[-1], meta)
-                    loaded = -1
                 for step in steps:
                     walk.replay, walk.shown = step.replay, step.shown
                     cursor, finished = step.id, step.shown.finished

@@ -133,8 +133,11 @@ def redis_clients(url: str) -> int:
 
 async def open_watchers(worker: LoggedWorker, game_id: str, n: int) -> tuple[list, list]:
     """n gRPC watchers of one game, each past its first answer."""
+    # A subchannel pool of each channel's own: else the channels share one connection, whose
+    # streams beyond the 100th wait for a slot that no watcher gives back.
+    own_connection = [("grpc.use_local_subchannel_pool", 1)]
     channels = [
-        grpc.aio.insecure_channel(f"127.0.0.1:{worker.grpc_port}")
+        grpc.aio.insecure_channel(f"127.0.0.1:{worker.grpc_port}", options=own_connection)
         for _ in range(-(-n // STREAMS_PER_CHANNEL))
     ]
     calls = [

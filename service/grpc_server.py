@@ -155,6 +155,11 @@ def server_options(settings: Settings) -> list[tuple[str, int]]:
         ("grpc.max_receive_message_length", settings.max_request_bytes),
         ("grpc.max_metadata_size", settings.max_header_bytes),
         ("grpc.max_concurrent_streams", settings.max_streams_per_connection),
+        # Calls that arrived and wait for the event loop to take them up: grpc cancels
+        # those beyond 1,000 (3,000 at most) by default, so that a herd of watchers
+        # reconnecting at once lost a third of its streams. Up to max_streams may wait.
+        ("grpc.server.max_pending_requests", settings.max_streams),
+        ("grpc.server.max_pending_requests_hard_limit", settings.max_streams),
         ("grpc.server_handshake_timeout_ms", int(settings.request_read_seconds * 1000)),
         ("grpc.max_connection_idle_ms", int(settings.grpc_idle_seconds * 1000)),
         # grpc reads 0 as "now"; for ever is its largest value.

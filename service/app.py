@@ -28,11 +28,15 @@ from .store import GameStore
 from .turns import Turns
 from .watch_tickets import WatchTickets
 from .watching import Watching
+from .webhooks.delivery import Deliveries
+from .webhooks.endpoints import parse_endpoints
+from .webhooks.notifier import Notifier
 
 
 class GameApp:
     """Every use case of the API over one `GameStore`, and the worker's background work
-    (the turn loop, the follow-ups' sweeper, the rate limits' sync, revocations)."""
+    (the turn loop, the follow-ups' sweeper, the rate limits' sync, revocations, webhook
+    deliveries)."""
 
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
@@ -65,6 +69,10 @@ class GameApp:
         self.my_games = MyGames(store, settings)
         self.feed = PlayerFeed(store, settings, self.my_games)
         self.followups.consumers.append(self.feed)
+        endpoints = parse_endpoints(settings.webhook_endpoints)
+        self.deliveries = Deliveries(store, settings, endpoints)
+        self.notifier = Notifier(store, settings, endpoints, self.deliveries.wake)
+        self.followups.consumers.append(self.notifier)
         self.seats = Seats(store, settings, self.games, self.turns, self.followups)
         self.unary: dict[str, UseCase] = {
             "CreateGame": self.games.create_game,
@@ -100,3 +108,4 @@ class GameApp:
             tasks.create_task(self.gate.limiter.run())
             tasks.create_task(self.credentials.run())
             tasks.create_task(self.health.run())
+            tasks.create_task(self.deliveries.run())

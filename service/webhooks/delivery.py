@@ -139,7 +139,8 @@ class Deliveries:
             self._wake.set()
 
     def _backoff(self, attempts: int, asked: float | None) -> float:
-        delay = min(BACKOFF_CAP_SECONDS, self.settings.webhook_backoff_seconds * 2**attempts)
+        delay: float = self.settings.webhook_backoff_seconds * 2.0**attempts
+        delay = min(BACKOFF_CAP_SECONDS, delay)
         delay *= random.uniform(0.5, 1.0)  # jitter
         return max(delay, asked or 0.0)
 

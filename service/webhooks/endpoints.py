@@ -145,5 +145,4 @@ def body(player: str, event: pb.PlayerEvent, at: float) -> str:
     data.update((k, v) for k, v in facts.items() if v not in ("", []) and k not in DROPPED)
     stamp = datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds")
     payload = {"type": EVENT_TYPES[event.type], "timestamp": stamp.replace("+00:00", "Z")}
-    payload["data"] = data
-    return json.dumps(payload, separators=(",", ":"))
+    return json.dumps({**payload, "data": data}, separators=(",", ":"))

@@ -5,6 +5,9 @@
 -- key ('' for none), item. A lane's list holds "<queued ms> <item>"; a lane that was empty
 -- gets its turn in the ready stream. Returns how many were queued.
 local prefix, now = ARGV[1], ARGV[2]
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('XGROUP', 'CREATE', KEYS[1], 'deliver', '0', 'MKSTREAM')
+end
 local queued = 0
 for i = 5, #ARGV, 4 do
   local id, lane, key, item = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]

@@ -2,6 +2,9 @@
 -- KEYS: the ready stream, the count queued, the lanes' heads, the dead letters.
 -- ARGV: the key prefix, now (ms), then the dead letters' ids. Returns how many were found.
 local prefix, now = ARGV[1], ARGV[2]
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('XGROUP', 'CREATE', KEYS[1], 'deliver', '0', 'MKSTREAM')
+end
 local found = 0
 for i = 3, #ARGV do
   local rows = redis.call('XRANGE', KEYS[4], ARGV[i], ARGV[i])

@@ -25,6 +25,7 @@ import socket
 import time
 
 import httpx
+import msgspec
 
 from ..metrics import METRICS
 from ..settings import Settings
@@ -146,7 +147,10 @@ class Deliveries:
 
     async def _attempt(self, taken: Taken) -> tuple[str, float | None]:
         """One delivery: its outcome, and the seconds the receiver asked to wait."""
-        item = decode_item(taken.item)
+        try:
+            item = decode_item(taken.item)
+        except msgspec.DecodeError:
+            return "unreadable", None
         endpoint = self.endpoints.get(item.endpoint)
         if endpoint is None:
             return "endpoint removed", None

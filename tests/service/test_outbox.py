@@ -7,7 +7,7 @@ import asyncio
 import secrets
 import time
 
-from genial.service.store import GameStore, Notification
+from genial.service.store import GameStore, Notification, Taken
 from tests.service.test_store import store  # noqa: F401  (the fixture: memory and redis)
 
 KEEP = 60.0
@@ -21,9 +21,11 @@ def note(lane: str, n: int, coalesce: str = "") -> Notification:
     return Notification(f"{lane}:{n}", lane, b'{"n": %d}' % n, coalesce)
 
 
-async def take_all(store: GameStore, consumer: str, lanes: set[str], idle: float = 60) -> dict:
+async def take_all(
+    outbox: GameStore, consumer: str, lanes: set[str], idle: float = 60
+) -> dict[str, Taken]:
     """What `consumer` takes now of `lanes` (others' tests share the Redis outbox)."""
-    found = await store.take_notifications(consumer, 1000, time.time(), idle)
+    found = await outbox.take_notifications(consumer, 1000, time.time(), idle)
     return {t.lane: t for t in found if t.lane in lanes}
 
 

@@ -1,0 +1,132 @@
+"""Webhooks as the tests drive them: the example receiver (clients/webhook-receiver) in a
+process of its own or in this one (with faults), endpoints for `--webhook-endpoints`, and
+what the receiver recorded."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import os
+import secrets
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from loadtest.processes import free_port, stop, wait_for_port
+
+RECEIVER = Path(__file__).parents[2] / "clients" / "webhook-receiver" / "receiver.py"
+
+
+def load_receiver() -> ModuleType:
+    """The example receiver's module (its folder is no package)."""
+    spec = importlib.util.spec_from_file_location("webhook_receiver", RECEIVER)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+receiver_module = load_receiver()
+
+
+def new_secret() -> str:
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def endpoints(*found: dict[str, Any]) -> str:
+    """The `--webhook-endpoints` flag's value."""
+    return json.dumps(list(found))
+
+
+def endpoint(name: str, port: int, secret: str, **more: Any) -> dict[str, Any]:
+    url = f"http://127.0.0.1:{port}/genial"
+    return {"name": name, "url": url, "secrets": [secret], **more}
+
+
+@contextmanager
+def receiver_process(record: Path, secret: str, port: int | None = None) -> Iterator[int]:
+    """The example receiver as a user runs it, recording into `record`; its port."""
+    port = port or free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(RECEIVER), "--port", str(port), "--record", str(record)],
+        env={**os.environ, "WEBHOOK_SECRET": secret},
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, proc=proc)
+        yield port
+    finally:
+        stop(proc)
+
+
+class FaultyReceiver(receiver_module.Receiver):  # type: ignore[misc, name-defined]
+    """The example receiver in this process, with faults: `answer` may answer a request
+    before the receiver sees it (a status), or delay it; every request is counted."""
+
+    def __init__(self, secret: str, record: Path) -> None:
+        super().__init__(secret, record)
+        self.answer: Callable[[dict[str, str]], int | None] = lambda _headers: None
+        self.delay = 0.0
+        self.requests = 0
+        self.counted = threading.Lock()
+
+    def handle(self, headers: dict[str, str], body: bytes) -> tuple[int, str]:
+        with self.counted:
+            self.requests += 1
+        if self.delay:
+            time.sleep(self.delay)
+        status = self.answer(headers)
+        if status is not None:
+            return status, "fault"
+        found: tuple[int, str] = super().handle(headers, body)
+        return found
+
+
+@contextmanager
+def faulty_receiver(record: Path, secret: str) -> Iterator[tuple[FaultyReceiver, int]]:
+    receiver = FaultyReceiver(secret, record)
+    port = free_port()
+    server = receiver_module.serve(receiver, "127.0.0.1", port)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield receiver, port
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def received(record: Path) -> list[dict[str, Any]]:
+    """What the receiver took, in the order it took it (each webhook-id once)."""
+    if not record.exists():
+        return []
+    return [json.loads(line) for line in record.read_text().splitlines() if line]
+
+
+def wait_received(
+    record: Path, enough: Callable[[list[dict[str, Any]]], bool], timeout: float = 30
+) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = received(record)
+        if enough(found):
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"not received within {timeout} s; got {received(record)}")
+
+
+Fact = tuple[str, str, str, int, int]
+
+
+def fact(note: dict[str, Any]) -> Fact:
+    """What a notification is about: a second one with the same facts is a double."""
+    data = note["data"]
+    return note["type"], data["player_id"], data["game_id"], data["version"], data["seat"]

@@ -15,44 +15,22 @@ import pytest
 from genial.service.webhooks.endpoints import parse_endpoints
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import player_service_pb2 as pb
-from genial.v1 import types_pb2 as types
 from tests.service.clients import RestClient
 from tests.service.conftest import start_worker, stop_worker
 from tests.service.players import Watcher, of_type, play_seat, sign_in
 from tests.service.webhooks import (
+    Fact,
     endpoint,
     endpoints,
     fact,
+    feed_fact,
     new_secret,
     received,
     receiver_module,
     receiver_process,
+    start_a_game,
     wait_received,
 )
-
-EVENT_NAMES = {
-    number: name.removeprefix("PLAYER_EVENT_TYPE_").lower()
-    for name, number in pb.PlayerEventType.items()
-}
-
-
-def feed_fact(player: str, event: pb.PlayerEvent) -> tuple[str, str, str, int, int]:
-    return EVENT_NAMES[event.type], player, event.game_id, event.version, event.seat
-
-
-def play_a_game(client: RestClient, token: str, turn_seconds: int | None) -> str:
-    """A game of dice against a bot, to the end, then a rematch asked for: its id."""
-    created = client.call(
-        "CreateGame",
-        api.CreateGameRequest(
-            kind=types.GAME_KIND_DICE,
-            seats=2,
-            bots=[api.SeatBot(seat=1, strength=types.BOT_STRENGTH_GREEDY)],
-            turn_seconds=turn_seconds,
-        ),
-    )
-    client.call("JoinGame", api.JoinGameRequest(game_id=created.game_id, seat=0), token)
-    return str(created.game_id)
 
 
 @pytest.mark.parametrize("store", ["redis", "memory"])
@@ -76,7 +54,7 @@ def test_a_game_to_the_end_notifies_each_event_once_signed(
         player, token = session.player.player_id, session.access_token
         watcher = Watcher(lambda: RestClient(worker.http_port), token)
         try:
-            game_id = play_a_game(client, token, 1 if store == "redis" else None)
+            game_id = start_a_game(client, token, 1 if store == "redis" else None)
             if store == "redis":  # a turn runs out: the timeout bot moves for the player
                 watcher.wait_for(of_type(pb.PLAYER_EVENT_TYPE_TURN_TIMED_OUT, game_id))
             play_seat(client, game_id, token, random.Random(game_id))
@@ -107,7 +85,7 @@ def test_a_game_to_the_end_notifies_each_event_once_signed(
     assert [row["seat"] for row in over["data"]["standings"]] in ([0, 1], [1, 0])
 
 
-def feed_turns(watcher: Watcher, player: str) -> list[tuple[str, str, str, int, int]]:
+def feed_turns(watcher: Watcher, player: str) -> list[Fact]:
     return [
         feed_fact(player, e) for e in watcher.events if e.type == pb.PLAYER_EVENT_TYPE_YOUR_TURN
     ]

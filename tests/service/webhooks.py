@@ -8,6 +8,7 @@ import base64
 import importlib.util
 import json
 import os
+import random
 import secrets
 import subprocess
 import sys
@@ -19,7 +20,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import httpx
+
+from genial.v1 import game_service_pb2 as api
+from genial.v1 import player_service_pb2 as pb
+from genial.v1 import types_pb2 as types
 from loadtest.processes import free_port, stop, wait_for_port
+from tests.service.clients import CallError, RestClient
+from tests.service.players import play_seat, sign_in
 
 RECEIVER = Path(__file__).parents[2] / "clients" / "webhook-receiver" / "receiver.py"
 
@@ -76,6 +84,8 @@ class FaultyReceiver(receiver_module.Receiver):  # type: ignore[misc, name-defin
         self.answer: Callable[[dict[str, str]], int | None] = lambda _headers: None
         self.delay = 0.0
         self.requests = 0
+        self.taken: list[tuple[float, str, int]] = []
+        """(when, webhook-id, status) of every request."""
         self.counted = threading.Lock()
 
     def handle(self, headers: dict[str, str], body: bytes) -> tuple[int, str]:
@@ -84,16 +94,20 @@ class FaultyReceiver(receiver_module.Receiver):  # type: ignore[misc, name-defin
         if self.delay:
             time.sleep(self.delay)
         status = self.answer(headers)
-        if status is not None:
-            return status, "fault"
-        found: tuple[int, str] = super().handle(headers, body)
+        found: tuple[int, str] = (
+            (status, "fault") if status is not None else super().handle(headers, body)
+        )
+        with self.counted:
+            self.taken.append((time.time(), headers.get("webhook-id", ""), found[0]))
         return found
 
 
 @contextmanager
-def faulty_receiver(record: Path, secret: str) -> Iterator[tuple[FaultyReceiver, int]]:
+def faulty_receiver(
+    record: Path, secret: str, port: int | None = None
+) -> Iterator[tuple[FaultyReceiver, int]]:
     receiver = FaultyReceiver(secret, record)
-    port = free_port()
+    port = port or free_port()
     server = receiver_module.serve(receiver, "127.0.0.1", port)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -130,3 +144,59 @@ def fact(note: dict[str, Any]) -> Fact:
     """What a notification is about: a second one with the same facts is a double."""
     data = note["data"]
     return note["type"], data["player_id"], data["game_id"], data["version"], data["seat"]
+
+
+EVENT_NAMES = {
+    number: name.removeprefix("PLAYER_EVENT_TYPE_").lower()
+    for name, number in pb.PlayerEventType.items()
+}
+
+
+def feed_fact(player: str, event: pb.PlayerEvent) -> Fact:
+    return EVENT_NAMES[event.type], player, event.game_id, event.version, event.seat
+
+
+def start_a_game(client: RestClient, token: str, turn_seconds: int | None = None) -> str:
+    """A game of dice against a bot, the player at seat 0: its id."""
+    created = client.call(
+        "CreateGame",
+        api.CreateGameRequest(
+            kind=types.GAME_KIND_DICE,
+            seats=2,
+            bots=[api.SeatBot(seat=1, strength=types.BOT_STRENGTH_GREEDY)],
+            turn_seconds=turn_seconds,
+        ),
+    )
+    client.call("JoinGame", api.JoinGameRequest(game_id=created.game_id, seat=0), token)
+    return str(created.game_id)
+
+
+def play_to_the_end(http_port: int) -> tuple[str, str, str]:
+    """A new player's game against a bot, to the end, and a rematch asked for: the player,
+    its token and the game."""
+    client = RestClient(http_port)
+    try:
+        session = sign_in(client, secrets.token_urlsafe(16), "Ada")
+        token = session.access_token
+        game_id = start_a_game(client, token)
+        play_seat(client, game_id, token, random.Random(game_id))
+        client.call("Rematch", api.RematchRequest(game_id=game_id), token)
+        return session.player.player_id, token, game_id
+    finally:
+        client.close()
+
+
+def feed(http_port: int, player: str, token: str, seconds: float = 1.5) -> list[Fact]:
+    """Every event in the player's feed, in its order (what its notifications should be)."""
+    client = RestClient(http_port)
+    events = []
+    try:
+        request = pb.WatchPlayerRequest(cursor="0")
+        for answer in client.watch_player(request, token, seconds):
+            if answer.HasField("event"):
+                events.append(feed_fact(player, answer.event))
+    except (httpx.TimeoutException, CallError):
+        pass  # the watch ran its time
+    finally:
+        client.close()
+    return events

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -77,11 +78,13 @@ def receiver_process(record: Path, secret: str, port: int | None = None) -> Iter
 
 class FaultyReceiver(receiver_module.Receiver):  # type: ignore[misc, name-defined]
     """The example receiver in this process, with faults: `answer` may answer a request
-    before the receiver sees it (a status), or delay it; every request is counted."""
+    before the receiver sees it (a status, and a Retry-After), or `delay` it; every request
+    is logged."""
 
     def __init__(self, secret: str, record: Path) -> None:
         super().__init__(secret, record)
         self.answer: Callable[[dict[str, str]], int | None] = lambda _headers: None
+        self.retry_after = ""
         self.delay = 0.0
         self.requests = 0
         self.taken: list[tuple[float, str, int]] = []
@@ -101,6 +104,11 @@ class FaultyReceiver(receiver_module.Receiver):  # type: ignore[misc, name-defin
             self.taken.append((time.time(), headers.get("webhook-id", ""), found[0]))
         return found
 
+    def push(self, webhook_id: str, payload: dict[str, Any], now: float) -> None:
+        assert self.record is not None
+        with self.record.open("a") as out:  # as the example's, without the print
+            out.write(json.dumps({"webhook_id": webhook_id, "received": now, **payload}) + "\n")
+
 
 @contextmanager
 def faulty_receiver(
@@ -108,7 +116,22 @@ def faulty_receiver(
 ) -> Iterator[tuple[FaultyReceiver, int]]:
     receiver = FaultyReceiver(secret, record)
     port = port or free_port()
-    server = receiver_module.serve(receiver, "127.0.0.1", port)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            status, text = receiver.handle(dict(self.headers.items()), body)
+            self.send_response(status)
+            if status != 200 and receiver.retry_after:
+                self.send_header("retry-after", receiver.retry_after)
+            self.send_header("content-length", str(len(text.encode())))
+            self.end_headers()
+            self.wfile.write(text.encode())
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -143,15 +143,13 @@ def test_a_worker_killed_mid_delivery_loses_nothing(
     secret, record = new_secret(), tmp_path / "received.jsonl"
     with faulty_receiver(record, secret) as (receiver, port):
         receiver.delay = 0.3  # so that deliveries are in flight when the worker dies
-        doomed, survivor = spawn(
-            own_redis.url,
-            2,
-            *flags(endpoint("app", port, secret), more=("--webhook-visibility-seconds", "2")),
-        )
+        more = ("--webhook-visibility-seconds", "2")
+        (doomed,) = spawn(own_redis.url, 1, *flags(endpoint("app", port, secret), more=more))
         played = games(doomed.http_port, 3)
         wait_until(lambda: receiver.requests > len(received(record)), 10, 0.01)
-        kill_worker(doomed)
+        kill_worker(doomed)  # while it waits for the receiver's answer
         count(webhook_workers_killed=1)
+        (survivor,) = spawn(own_redis.url, 1, *flags(endpoint("app", port, secret), more=more))
         check_all_once_in_order(record, expected(survivor.http_port, played))
         again = receiver.requests - len({wid for _, wid, _ in receiver.taken})
         count(webhook_deliveries_repeated=again)

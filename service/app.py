@@ -31,6 +31,7 @@ from .watching import Watching
 from .webhooks.delivery import Deliveries
 from .webhooks.endpoints import parse_endpoints
 from .webhooks.notifier import Notifier
+from .webhooks.players import PlayerWebhooks
 
 
 class GameApp:
@@ -70,8 +71,11 @@ class GameApp:
         self.feed = PlayerFeed(store, settings, self.my_games)
         self.followups.consumers.append(self.feed)
         endpoints = parse_endpoints(settings.webhook_endpoints)
-        self.deliveries = Deliveries(store, settings, endpoints)
-        self.notifier = Notifier(store, settings, endpoints, self.deliveries.wake)
+        self.player_webhooks = PlayerWebhooks(store, settings)
+        self.deliveries = Deliveries(store, settings, endpoints, self.player_webhooks)
+        self.notifier = Notifier(
+            store, settings, endpoints, self.player_webhooks, self.deliveries.wake
+        )
         self.followups.consumers.append(self.notifier)
         self.seats = Seats(store, settings, self.games, self.turns, self.followups)
         self.unary: dict[str, UseCase] = {
@@ -91,6 +95,7 @@ class GameApp:
             "UpdatePlayer": self.sessions.update_player,
             "ListMyGames": self.my_games.list_my_games,
             "CreateWatchTicket": self.tickets.create_watch_ticket,
+            "SetPlayerWebhook": self.player_webhooks.set_player_webhook,
         }
         self.streams: dict[str, StreamCase] = {
             "WatchGame": self.watching.watch_game,

@@ -206,6 +206,20 @@ class Settings:
         default=60.0,
         metadata=_doc("seconds after a 'your turn' in which the same game's next is not sent"),
     )
+    webhook_player_hosts: str = field(
+        default="",
+        metadata=_doc(
+            "comma-separated hosts (or *.domain) players' own webhook endpoints may name "
+            "(SetPlayerWebhook); empty: players may not set one"
+        ),
+    )
+    webhook_player_networks: str = field(
+        default="",
+        metadata=_doc(
+            "comma-separated CIDRs players' endpoints may resolve to besides public "
+            "addresses (loopback, private and link-local ones are refused otherwise)"
+        ),
+    )
     log_level: str = field(default="INFO", metadata=_doc("DEBUG, INFO, WARNING or ERROR"))
     log_json: bool = field(default=True, metadata=_doc("structured (JSON) log lines"))
 

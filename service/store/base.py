@@ -275,6 +275,14 @@ class Players(Protocol):
 
     async def set_player_profile(self, player: str, profile: bytes, ttl: float) -> None: ...
 
+    async def player_webhook(self, player: str) -> bytes | None:
+        """The player's own webhook endpoint (`webhooks.players`), if it set one."""
+        ...
+
+    async def set_player_webhook(self, player: str, webhook: bytes | None, ttl: float) -> None:
+        """Set (None: remove) the player's own webhook endpoint."""
+        ...
+
     async def add_my_game(self, player: str, game_id: str, at: float, ttl: float) -> int:
         """Add a game to the player's live games; how many live games it lists then."""
         ...

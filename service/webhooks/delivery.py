@@ -31,6 +31,8 @@ from ..metrics import METRICS
 from ..settings import Settings
 from ..store import GameStore, Taken
 from .endpoints import Endpoint, decode_item
+from .guard import Refused, guarded_client
+from .players import CONCURRENCY, PLAYER_PREFIX, PlayerWebhooks
 
 log = logging.getLogger("genial.webhooks")
 
@@ -58,18 +60,26 @@ def retry_after(response: httpx.Response) -> float | None:
 
 class Deliveries:
     def __init__(
-        self, store: GameStore, settings: Settings, endpoints: dict[str, Endpoint]
+        self,
+        store: GameStore,
+        settings: Settings,
+        endpoints: dict[str, Endpoint],
+        players: PlayerWebhooks,
     ) -> None:
         self.store = store
         self.settings = settings
         self.endpoints = endpoints
+        self.players = players
         self.consumer = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self._wake = asyncio.Event()
         self._in_flight: dict[str, asyncio.Task[None]] = {}
         """By lane: a lane is delivered in order, one notification at a time."""
         self._limits = {name: asyncio.Semaphore(e.concurrency) for name, e in endpoints.items()}
+        self._players_limit = asyncio.Semaphore(CONCURRENCY)
         self._disabled: set[str] = set()
         self._client: httpx.AsyncClient | None = None
+        self._guarded: httpx.AsyncClient | None = None
+        """For players' endpoints: every connection checked by the guard."""
 
     def wake(self) -> None:
         """Look for notifications now (this worker queued some)."""
@@ -77,15 +87,14 @@ class Deliveries:
 
     async def run(self) -> None:
         """Deliver until cancelled (nothing to do without endpoints)."""
-        if not self.endpoints:
+        if not self.endpoints and not self.players.guard.on:
             return
-        async with httpx.AsyncClient(
-            verify=True,
-            follow_redirects=False,
-            headers={"user-agent": USER_AGENT},
-            limits=httpx.Limits(max_connections=MAX_IN_FLIGHT, keepalive_expiry=60),
-        ) as client:
-            self._client = client
+        limits = httpx.Limits(max_connections=MAX_IN_FLIGHT, keepalive_expiry=60)
+        async with (
+            httpx.AsyncClient(verify=True, follow_redirects=False, limits=limits) as client,
+            guarded_client(self.players.guard, limits) as guarded,
+        ):
+            self._client, self._guarded = client, guarded
             try:
                 await asyncio.gather(self._take(), self._sample())
             finally:
@@ -151,27 +160,36 @@ class Deliveries:
             item = decode_item(taken.item)
         except msgspec.DecodeError:
             return "unreadable", None
-        endpoint = self.endpoints.get(item.endpoint)
+        player = item.endpoint.removeprefix(PLAYER_PREFIX)
+        own = player != item.endpoint
+        endpoint = await self.players.endpoint(player) if own else self.endpoints.get(item.endpoint)
         if endpoint is None:
             return "endpoint removed", None
         if endpoint.key in self._disabled:
             return "endpoint disabled", None
-        assert self._client is not None
-        async with self._limits[endpoint.name]:
+        client = self._guarded if own else self._client
+        assert client is not None
+        async with self._players_limit if own else self._limits[endpoint.name]:
             stamp = int(time.time())
             headers = {
+                "user-agent": USER_AGENT,
                 "content-type": "application/json",
                 "webhook-id": item.id,
                 "webhook-timestamp": str(stamp),
                 "webhook-signature": endpoint.signature(item.id, stamp, item.body),
             }
             try:
-                response = await self._client.post(
+                response = await client.post(
                     endpoint.url,
                     content=item.body.encode(),
                     headers=headers,
                     timeout=endpoint.timeout,
                 )
+            except Refused as err:  # a player's endpoint at an address not allowed
+                log.warning(
+                    "webhook refused by the guard", extra={"endpoint": "player", "why": str(err)}
+                )
+                return "address refused", None
             except httpx.HTTPError as err:
                 log.info(
                     "webhook not delivered",
@@ -181,6 +199,9 @@ class Deliveries:
         status = response.status_code
         if 200 <= status < 300:
             return DELIVERED, None
+        if status == 410 and own:
+            await self.players.remove(player)
+            return GONE, None
         if status == 410:
             log.warning("webhook endpoint gone: disabled", extra={"endpoint": endpoint.name})
             await self.store.disable_endpoint(endpoint.key, time.time())

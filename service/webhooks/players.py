@@ -41,11 +41,11 @@ class PlayerWebhooks:
         self, request: wpb.SetPlayerWebhookRequest, caller: Principal
     ) -> wpb.SetPlayerWebhookResponse:
         player = caller.require_player()
-        if not self.guard.on:
-            raise ApiError(Reason.WEBHOOKS_OFF, "players' own webhooks are not allowed here")
-        if not request.url:
+        if not request.url:  # removing one is always allowed
             await self.store.set_player_webhook(player, None, self.settings.player_ttl)
             return wpb.SetPlayerWebhookResponse()
+        if not self.guard.on:
+            raise ApiError(Reason.WEBHOOKS_OFF, "players' own webhooks are not allowed here")
         known = sorted(EVENT_TYPES.values())
         events = list(request.events) or known
         if not set(events) <= set(known):

@@ -73,7 +73,7 @@ class Deliveries:
         self.consumer = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self._wake = asyncio.Event()
         self._in_flight: dict[str, asyncio.Task[None]] = {}
-        """By lane: a lane is delivered in order, one notification at a time."""
+        """By ready entry: each is a lane's turn (a lane is delivered one at a time)."""
         self._limits = {name: asyncio.Semaphore(e.concurrency) for name, e in endpoints.items()}
         self._players_limit = asyncio.Semaphore(CONCURRENCY)
         self._disabled: set[str] = set()
@@ -115,8 +115,10 @@ class Deliveries:
                     log.warning("webhooks: store unavailable", exc_info=True)
                     await asyncio.sleep(1.0)
             for found in taken:
-                if found.lane not in self._in_flight:  # else ours still, slower than visibility
-                    self._in_flight[found.lane] = asyncio.create_task(self._deliver(found))
+                # A lane has one entry at a time; one of ours still in flight (slower than the
+                # visibility timeout) comes back by XAUTOCLAIM: it is not delivered twice.
+                if found.message not in self._in_flight:
+                    self._in_flight[found.message] = asyncio.create_task(self._deliver(found))
             if room and len(taken) == room:
                 continue
             with contextlib.suppress(TimeoutError):
@@ -145,7 +147,7 @@ class Deliveries:
         except Exception:  # the lane stays taken: it is taken again after the visibility time
             log.warning("webhooks: delivery failed", exc_info=True)
         finally:
-            self._in_flight.pop(taken.lane, None)
+            self._in_flight.pop(taken.message, None)
             self._wake.set()
 
     def _backoff(self, attempts: int, asked: float | None) -> float:

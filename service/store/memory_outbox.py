@@ -84,7 +84,9 @@ class MemoryOutbox:
             return False
         del self._taken[taken.message]
         queue = self._lanes.get(taken.lane)
-        if not queue or queue[0] != taken.head:
+        if not queue or queue[0] != taken.head:  # never expected: the lane keeps a turn
+            if queue:
+                self._turn(taken.lane)
             return False
         if outcome == "retry":
             self._tries[taken.lane] = self._tries.get(taken.lane, 0) + 1

@@ -10,7 +10,11 @@ redis.call('XACK', KEYS[1], 'deliver', ARGV[3])
 redis.call('XDEL', KEYS[1], ARGV[3])
 local lane = ARGV[4]
 local list = ARGV[1] .. 'lane:' .. lane
-if redis.call('LINDEX', list, 0) ~= ARGV[5] then return 0 end
+if redis.call('LINDEX', list, 0) ~= ARGV[5] then
+  -- Not the notification delivered (never expected): the lane keeps a turn all the same.
+  if redis.call('LLEN', list) > 0 then redis.call('XADD', KEYS[1], '*', 'l', lane) end
+  return 0
+end
 if ARGV[6] == 'retry' then
   redis.call('HINCRBY', KEYS[5], lane, 1)
   redis.call('ZADD', KEYS[2], ARGV[8], lane)

@@ -86,13 +86,20 @@ class RedisOutbox:
         for reply in (count, oldest):
             if isinstance(reply, Exception):
                 raise reply
-        return int(count or 0), float(oldest[1]) / 1000 if oldest else None
+        if not oldest:
+            return int(count or 0), None
+        # redis-py's cluster client parses the reply into (member, score) pairs.
+        score = oldest[0][1] if isinstance(oldest[0], tuple | list) else oldest[1]
+        return int(count or 0), float(score) / 1000
 
     async def dead_notifications(self, count: int) -> list[tuple[str, bytes, str]]:
         rows = await self._commands.call("XRANGE", DEAD, "-", "+", "COUNT", count)
         found = []
         for entry_id, flat in rows:
-            fields = dict(zip(flat[::2], flat[1::2], strict=True))
+            # A dict from redis-py's cluster client, which parses the reply.
+            fields = (
+                flat if isinstance(flat, dict) else dict(zip(flat[::2], flat[1::2], strict=True))
+            )
             found.append((_text(entry_id), fields[b"d"].partition(b" ")[2], _text(fields[b"why"])))
         return found
 

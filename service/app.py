@@ -29,11 +29,16 @@ from .store import GameStore
 from .turns import Turns
 from .watch_tickets import WatchTickets
 from .watching import Watching
+from .webhooks.delivery import Deliveries
+from .webhooks.endpoints import parse_endpoints
+from .webhooks.notifier import Notifier
+from .webhooks.players import PlayerWebhooks
 
 
 class GameApp:
     """Every use case of the API over one `GameStore`, and the worker's background work
-    (the turn loop, the follow-ups' sweeper, the rate limits' sync, revocations)."""
+    (the turn loop, the follow-ups' sweeper, the rate limits' sync, revocations, webhook
+    deliveries)."""
 
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
@@ -66,6 +71,13 @@ class GameApp:
         self.my_games = MyGames(store, settings)
         self.feed = PlayerFeed(store, settings, self.my_games)
         self.followups.consumers.append(self.feed)
+        endpoints = parse_endpoints(settings.webhook_endpoints)
+        self.player_webhooks = PlayerWebhooks(store, settings)
+        self.deliveries = Deliveries(store, settings, endpoints, self.player_webhooks)
+        self.notifier = Notifier(
+            store, settings, endpoints, self.player_webhooks, self.deliveries.wake
+        )
+        self.followups.consumers.append(self.notifier)
         self.seats = Seats(store, settings, self.games, self.turns, self.followups)
         self.unary: dict[str, UseCase] = {
             "CreateGame": self.games.create_game,
@@ -84,6 +96,7 @@ class GameApp:
             "UpdatePlayer": self.sessions.update_player,
             "ListMyGames": self.my_games.list_my_games,
             "CreateWatchTicket": self.tickets.create_watch_ticket,
+            "SetPlayerWebhook": self.player_webhooks.set_player_webhook,
         }
         self.streams: dict[str, StreamCase] = {
             "WatchGame": self.watching.watch_game,
@@ -101,3 +114,4 @@ class GameApp:
             tasks.create_task(self.gate.limiter.run())
             tasks.create_task(self.credentials.run())
             tasks.create_task(self.health.run())
+            tasks.create_task(self.deliveries.run())

@@ -12,6 +12,7 @@ from genial.bots import arena
 from genial.client.play import command as play
 
 from .settings import Settings
+from .webhooks import dead_letters
 
 
 def demo(kind: str, seats: int, seed: int | None) -> int:
@@ -50,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_arguments(p)
     p = commands.add_parser("serve", help="serve the API over gRPC and HTTP")
     Settings.add_arguments(p)
+    p = commands.add_parser("webhooks", help="webhook notifications that failed: list, replay")
+    dead_letters.add_arguments(p)
     p = commands.add_parser("play", help=play.DESCRIPTION)
     play.add_arguments(p)
     return parser
@@ -64,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "arena":
         return arena.main(args)
+    if args.command == "webhooks":
+        return dead_letters.main(args)
     if args.command == "play":
         return play.run(args)
     return demo(args.game, args.seats, args.seed)

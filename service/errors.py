@@ -76,6 +76,8 @@ class Reason:
     TOKEN_REVOKED = "TOKEN_REVOKED"
     KEYS_UNAVAILABLE = "KEYS_UNAVAILABLE"
     BAD_DEVICE_ID = "BAD_DEVICE_ID"
+    BAD_WEBHOOK = "BAD_WEBHOOK"
+    WEBHOOKS_OFF = "WEBHOOKS_OFF"
     ALREADY_SEATED = "ALREADY_SEATED"
     RESIGNED = "RESIGNED"
     GAME_NOT_OVER = "GAME_NOT_OVER"
@@ -109,6 +111,7 @@ REASON_CODES: dict[str, Code] = {
             Reason.BAD_TURN_TIMER,
             Reason.BAD_READ_MASK,
             Reason.BAD_DEVICE_ID,
+            Reason.BAD_WEBHOOK,
             *_ENGINE_SETUP,
             # A move no game could take (the message itself is wrong), whatever the state.
             engine.Reason.MALFORMED_MOVE,
@@ -142,6 +145,7 @@ REASON_CODES: dict[str, Code] = {
     Reason.ALREADY_SEATED: Code.FAILED_PRECONDITION,
     Reason.RESIGNED: Code.FAILED_PRECONDITION,
     Reason.GAME_NOT_OVER: Code.FAILED_PRECONDITION,
+    Reason.WEBHOOKS_OFF: Code.FAILED_PRECONDITION,
     Reason.TOO_MANY_GAMES: Code.RESOURCE_EXHAUSTED,
     Reason.TOO_MANY_STREAMS: Code.RESOURCE_EXHAUSTED,
     Reason.SLOW_READER: Code.RESOURCE_EXHAUSTED,

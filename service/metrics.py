@@ -121,6 +121,27 @@ class Metrics:
             "Age of the oldest webhook notification waiting in the outbox",
         )
     )
+    webhook_deliveries: Counter = field(
+        default_factory=lambda: Counter(
+            "genial_webhook_deliveries",
+            "Webhook delivery attempts by outcome: delivered, retry, gone (410: the endpoint "
+            "is disabled), dead (to the dead letters), taken over (by another worker)",
+            ["outcome"],
+        )
+    )
+    webhook_delivery_seconds: Histogram = field(
+        default_factory=lambda: Histogram(
+            "genial_webhook_delivery_seconds",
+            "Time from a notification queued to its delivery, retries included",
+            buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600),
+        )
+    )
+    webhook_endpoints_disabled: Gauge = field(
+        default_factory=lambda: Gauge(
+            "genial_webhook_endpoints_disabled",
+            "Configured webhook endpoints disabled after a 410 Gone",
+        )
+    )
     ready: Gauge = field(
         default_factory=lambda: Gauge(
             "genial_ready", "1 if /readyz last answered ready on this worker, else 0"

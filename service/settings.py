@@ -206,6 +206,45 @@ class Settings:
             "OTLP/gRPC endpoint traces are exported to (http://collector:4317); empty: no tracing"
         ),
     )
+    webhook_endpoints: str = field(
+        default="",
+        metadata=_doc(
+            "webhook endpoints, a JSON list of objects: name, url, secrets (whsec_..., the "
+            "first signs; several sign at once during a rotation), events (types wanted; "
+            "absent: all), timeout (seconds, default 10), concurrency (per worker, default "
+            "8); empty: no notifications"
+        ),
+    )
+    webhook_retry_seconds: float = field(
+        default=24 * 3600,
+        metadata=_doc("seconds a notification is retried before it goes to the dead letters"),
+    )
+    webhook_backoff_seconds: float = field(
+        default=1.0,
+        metadata=_doc("seconds before a first retry; each next twice as long (at most 1 h)"),
+    )
+    webhook_visibility_seconds: float = field(
+        default=60.0,
+        metadata=_doc("seconds a delivery may take before another worker takes it over"),
+    )
+    webhook_coalesce_seconds: float = field(
+        default=60.0,
+        metadata=_doc("seconds after a 'your turn' in which the same game's next is not sent"),
+    )
+    webhook_player_hosts: str = field(
+        default="",
+        metadata=_doc(
+            "comma-separated hosts (or *.domain) players' own webhook endpoints may name "
+            "(SetPlayerWebhook); empty: players may not set one"
+        ),
+    )
+    webhook_player_networks: str = field(
+        default="",
+        metadata=_doc(
+            "comma-separated CIDRs players' endpoints may resolve to besides public "
+            "addresses (loopback, private and link-local ones are refused otherwise)"
+        ),
+    )
     log_level: str = field(default="INFO", metadata=_doc("DEBUG, INFO, WARNING or ERROR"))
     log_json: bool = field(default=True, metadata=_doc("structured (JSON) log lines"))
 

@@ -46,6 +46,7 @@ class _Session:
 @dataclass
 class _Player:
     profile: bytes | None = None
+    webhook: bytes | None = None
     live: dict[str, float] = field(default_factory=dict)
     finished: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     """Summaries, the oldest first."""
@@ -131,6 +132,12 @@ class MemoryPlayers:
 
     async def set_player_profile(self, player: str, profile: bytes, ttl: float) -> None:
         self._player(player).profile = profile
+
+    async def player_webhook(self, player: str) -> bytes | None:
+        return self._player(player).webhook
+
+    async def set_player_webhook(self, player: str, webhook: bytes | None, ttl: float) -> None:
+        self._player(player).webhook = webhook
 
     async def add_my_game(self, player: str, game_id: str, at: float, ttl: float) -> int:
         live = self._player(player).live

@@ -25,6 +25,7 @@ from ..metrics import METRICS
 from .base import Entry, EntryId, Follower, Quota, Record, Write, WriteResult
 from .redis_changes import RedisLogChanges
 from .redis_link import Command, RedisLink
+from .redis_outbox import RedisOutbox
 from .redis_players import FOLLOW_UPS_KEY, RedisPlayers
 
 # A game is three keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
@@ -193,7 +194,7 @@ async def run_in_order(
     return found
 
 
-class RedisStore(RedisPlayers):
+class RedisStore(RedisPlayers, RedisOutbox):
     """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
     The move path (read, write, create) and the logs go through `commands`: a `RedisLink`
@@ -222,6 +223,10 @@ class RedisStore(RedisPlayers):
         self._finish = _Script("finish_game.lua")
         self._add_events = _Script("add_player_events.lua")
         self._read_events = _Script("player_events.lua")
+        self._outbox_queue = _Script("outbox_queue.lua")
+        self._outbox_take = _Script("outbox_take.lua")
+        self._outbox_settle = _Script("outbox_settle.lua")
+        self._outbox_replay = _Script("outbox_replay.lua")
 
     @classmethod
     def from_url(cls, url: str, *, cluster: bool = False, timeout: float = 2.0) -> RedisStore:

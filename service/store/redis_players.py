@@ -143,6 +143,18 @@ class RedisPlayers:
         (key,) = _player_keys(player, "profile")
         await self._commands.call("SET", key, profile, "PX", _ms(ttl))
 
+    async def player_webhook(self, player: str) -> bytes | None:
+        (key,) = _player_keys(player, "webhook")
+        raw: bytes | None = await self._commands.call("GET", key)
+        return raw
+
+    async def set_player_webhook(self, player: str, webhook: bytes | None, ttl: float) -> None:
+        (key,) = _player_keys(player, "webhook")
+        if webhook is None:
+            await self._commands.call("DEL", key)
+        else:
+            await self._commands.call("SET", key, webhook, "PX", _ms(ttl))
+
     async def add_my_game(self, player: str, game_id: str, at: float, ttl: float) -> int:
         (key,) = _player_keys(player, "games")
         replies = await self._commands.pipeline(

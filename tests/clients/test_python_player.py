@@ -140,3 +140,14 @@ async def test_a_players_watch_reconnects_and_misses_nothing(
 async def _view(target: str, game_id: str) -> types.GameView:
     async with GenialClient.connect(target) as client:
         return await client.view(game_id)
+
+
+async def test_a_players_webhook_is_set_where_the_service_allows_it(target: str) -> None:
+    """The suite's worker allows no hosts for players' endpoints: the SDK's call reaches the
+    service and carries its refusal (tests/service/test_player_webhooks.py sets one)."""
+    async with GenialClient.connect(target) as client:
+        me = await client.sign_in_as_guest(secrets.token_urlsafe(24))
+        with pytest.raises(GenialError) as refused:
+            await me.set_webhook("https://push.example.com/genial")
+        assert refused.value.reason == "WEBHOOKS_OFF"
+        assert await me.set_webhook("") == ""  # removing one is always fine

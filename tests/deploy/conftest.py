@@ -89,11 +89,12 @@ def container_ports(container: dict[str, Any]) -> dict[str, int]:
 def secret_refs(r: Rendered) -> dict[str, tuple[str, str]]:
     """The Secret keys the values name, by the variable that should carry each: the URL
     unless the chart runs Redis, the password in every mode, the Sentinels' in Sentinel's,
-    the players' session keys."""
+    the players' session keys, the webhook endpoints."""
     redis = r.values["redis"]
     refs = [
         ("GENIAL_REDIS_PASSWORD", redis["auth"]),
         ("GENIAL_SESSION_KEYS", r.values["players"]["sessionKeys"]),
+        ("GENIAL_WEBHOOK_ENDPOINTS", r.values["webhooks"]["endpoints"]),
     ]
     if not redis["enabled"]:
         refs.append(("GENIAL_REDIS_URL", redis))
@@ -104,6 +105,12 @@ def secret_refs(r: Rendered) -> dict[str, tuple[str, str]]:
         for name, ref in refs
         if ref["existingSecret"]
     }
+
+
+WEBHOOK_ENDPOINTS = (
+    '[{"name": "app", "url": "https://app.example/genial", "secrets": ["whsec_c2VjcmV0"]}]'
+)
+"""What a webhooks Secret holds: a JSON list of endpoints."""
 
 
 def worker_environ(r: Rendered, redis_url: str, secret: str = "s3cret") -> dict[str, str]:
@@ -121,6 +128,7 @@ def worker_environ(r: Rendered, redis_url: str, secret: str = "s3cret") -> dict[
                 "GENIAL_REDIS_URL": redis_url,
                 # Session keys are "kid:secret", the secret of 32+ characters.
                 "GENIAL_SESSION_KEYS": f"k1:{secret * 32}",
+                "GENIAL_WEBHOOK_ENDPOINTS": WEBHOOK_ENDPOINTS,
             }.get(var["name"], secret)
     return environ
 

@@ -66,6 +66,7 @@ def profiles() -> dict[str, dict[str, Any]]:
             production,
             {
                 "players": {"sessionKeys": {"existingSecret": "genial-session-keys"}},
+                "webhooks": {"endpoints": {"existingSecret": "genial-webhooks"}},
                 "redis": {
                     "mode": "sentinel",
                     "existingSecret": "",

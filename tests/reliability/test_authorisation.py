@@ -25,6 +25,7 @@ from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
 from genial.v1 import player_service_pb2 as api_pb
 from genial.v1 import types_pb2 as types
+from genial.v1 import webhook_service_pb2 as webhook_pb
 from tests.reliability.conftest import Spawn
 from tests.reliability.harness import LoggedWorker, assert_no_secret_in_logs, count
 from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient
@@ -353,6 +354,7 @@ def test_a_player_acts_for_its_own_seats_and_reads_its_own_feed(
         for rpc, request in (
             ("GetPlayer", api_pb.GetPlayerRequest()),
             ("ListMyGames", api_pb.ListMyGamesRequest()),
+            ("SetPlayerWebhook", webhook_pb.SetPlayerWebhookRequest(url="https://a.example/")),
         ):
             assert outcome(lambda r=rpc, q=request: client.call(r, q, seat_token)) == MISSING
     finally:

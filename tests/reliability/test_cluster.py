@@ -4,10 +4,12 @@ lost-update test, and this suite's race, pass against workers that share it."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 
+from genial.service.store import GameStore
+from genial.service.store.redis import RedisStore
 from tests.reliability.conftest import Spawn
 from tests.reliability.harness import (
     LoggedWorker,
@@ -18,6 +20,7 @@ from tests.reliability.harness import (
     stop_all,
 )
 from tests.reliability.test_lost_updates import lost_update_race
+from tests.service import test_outbox as outbox
 from tests.service.clients import ApiClient, GrpcClient, RestClient
 from tests.service.test_api import (
     test_full_game_through_the_api_replays_from_the_revealed_seed as full_game,
@@ -98,3 +101,24 @@ def test_racing_clients_lose_no_update_on_a_cluster(
     ]
     assert all(keys), keys
     count(cluster_masters=len(cluster))
+
+
+@pytest.mark.parametrize(
+    "outbox_test",
+    [
+        outbox.test_a_lane_is_delivered_in_order_and_each_id_queued_once,
+        outbox.test_a_retry_waits_and_counts_its_attempts,
+        outbox.test_a_dead_consumers_lane_is_taken_over,
+        outbox.test_dead_letters_are_listed_and_replayed,
+    ],
+)
+async def test_the_webhook_outbox_works_on_a_cluster(
+    cluster_url: str, outbox_test: Callable[[GameStore], Awaitable[None]]
+) -> None:
+    """The outbox's scripts touch lanes' keys they compute (all in the slot of `{wh}`):
+    the store suite's outbox tests, on the cluster."""
+    store = RedisStore.from_url(cluster_url, cluster=True)
+    try:
+        await outbox_test(store)
+    finally:
+        await store.close()

@@ -20,6 +20,7 @@ import {
   type Session,
   type WatchPlayerResponse,
 } from "./gen/genial/v1/player_service_pb.js";
+import { WebhookService } from "./gen/genial/v1/webhook_service_pb.js";
 
 /** Milliseconds before its expiry that an access token is refreshed. */
 const REFRESH_MARGIN_MS = 60_000;
@@ -158,6 +159,20 @@ export class PlayerSession implements TokenSource {
       this,
     );
     return got.player;
+  }
+
+  /** Sets the player's own webhook endpoint for signed notifications of its games (`events`:
+   * the types wanted, none: all), where the service allows it; an empty URL removes it.
+   * Returns the endpoint's new signing secret (whsec_...). */
+  async setWebhook(url: string, events: string[] = []): Promise<string> {
+    const api = createClient(WebhookService, this.client.transport);
+    const got = await this.client.call(
+      (headers) =>
+        api.setPlayerWebhook({ url, events }, { headers, timeoutMs: this.client.timeoutMs }),
+      true,
+      this,
+    );
+    return got.secret;
   }
 
   /** The player's games: those where it is the player's turn first, then the other live

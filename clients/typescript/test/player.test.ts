@@ -16,6 +16,7 @@ import { after, before, describe, test } from "node:test";
 import {
   GameStatus,
   GenialClient,
+  GenialError,
   PlayerEventType,
   type PlayerEvent,
   type PlayerSession,
@@ -118,6 +119,21 @@ function suite(transport: string, connect: (server: Server) => [GenialClient, ()
         await new Promise((resolve) => setTimeout(resolve, 300));
         assert.equal((await me.profile())?.displayName, "Ada");
         assert.equal((await me.rename("Ada L."))?.displayName, "Ada L.");
+      } finally {
+        close();
+      }
+    });
+
+    test("a player's webhook is refused where the service allows no hosts", async () => {
+      const [client, close] = connect(server);
+      try {
+        const me = await client.signInAsGuest(deviceId(), "Ada");
+        await assert.rejects(me.setWebhook("https://push.example.com/genial"), (err) => {
+          assert.ok(err instanceof GenialError);
+          assert.equal(err.reason, "WEBHOOKS_OFF");
+          return true;
+        });
+        assert.equal(await me.setWebhook(""), ""); // removing one is always allowed
       } finally {
         close();
       }

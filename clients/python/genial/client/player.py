@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import grpc
@@ -20,6 +20,8 @@ from grpc import aio
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import player_service_pb2 as pb
 from genial.v1 import player_service_pb2_grpc as pb_grpc
+from genial.v1 import webhook_service_pb2 as wpb
+from genial.v1 import webhook_service_pb2_grpc as webhook_grpc
 
 from .client import GenialClient, Seat
 from .errors import GenialError
@@ -154,6 +156,17 @@ class PlayerSession:
             if not page.next_page_token:
                 return
             request.page_token = page.next_page_token
+
+    async def set_webhook(self, url: str, events: Sequence[str] = ()) -> str:
+        """Set the player's own webhook endpoint for signed notifications of its games
+        (`events`: the types wanted, none: all), where the service allows it; an empty URL
+        removes it. Returns the endpoint's new signing secret (whsec_...)."""
+        stub = webhook_grpc.WebhookServiceStub(self.client.channel)  # type: ignore[no-untyped-call]
+        request = wpb.SetPlayerWebhookRequest(url=url, events=events)
+        got: wpb.SetPlayerWebhookResponse = await self.client._unary(
+            stub.SetPlayerWebhook, request, self, idempotent=True
+        )
+        return got.secret
 
     async def join(self, game_id: str, display_name: str = "", *, seat: int | None = None) -> Seat:
         """Take a seat, bound to this player (or the player's seat again, if it has one):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ssl
+import time
 from collections import deque
 from collections.abc import Sequence
 from typing import Any, cast
@@ -38,12 +39,15 @@ class _Protocol(asyncio.Protocol):
         self.lost: Exception | None = None
         self.unsent: list[bytes] = []
         """Commands packed since the loop last ran `flush`."""
+        self.heard = 0.0
+        """When Redis last sent something (the loop's clock)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports are not asyncio.Transport subclasses; a TCP one is writable.
         self.transport = cast(asyncio.WriteTransport, transport)
 
     def data_received(self, data: bytes) -> None:
+        self.heard = time.monotonic()
         self.reader.feed(data)
         try:
             while (reply := self.reader.gets()) is not False:
@@ -147,16 +151,24 @@ class RedisLink:
     async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
         """The replies of several commands sent at once; error replies are returned."""
         protocol = await self._connected()
+        sent = time.monotonic()
         futures = protocol.send(commands)
         try:
             async with asyncio.timeout(self.timeout):
                 return [await future for future in futures]
         except TimeoutError:
             error = RedisTimeoutError(f"Redis did not answer within {self.timeout} s")
-            protocol.close(error)
-            for future in futures:  # failed with the connection: nobody else awaits them
-                if not future.cancelled():
-                    future.exception()
+            if protocol.heard > sent:
+                # Redis answered meanwhile: the connection lives and its replies queue for a
+                # busy worker. Only this call gives up (its replies are dropped as they
+                # come); closing would fail every call in flight with it.
+                for future in futures:
+                    future.cancel()
+            else:
+                protocol.close(error)
+                for future in futures:  # failed with the connection: nobody else awaits them
+                    if not future.cancelled():
+                        future.exception()
             raise error from None
 
     async def _connected(self) -> _Protocol:

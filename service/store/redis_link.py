@@ -158,6 +158,11 @@ class RedisLink:
                 return [await future for future in futures]
         except TimeoutError:
             error = RedisTimeoutError(f"Redis did not answer within {self.timeout} s")
+            # A worker too busy to read its socket for the whole timeout looks like a silent
+            # Redis: two passes of the loop (one polls the socket, the next reads it) take
+            # in what did arrive.
+            for _ in range(2):
+                await asyncio.sleep(0)
             if protocol.heard > sent:
                 # Redis answered meanwhile: the connection lives and its replies queue for a
                 # busy worker. Only this call gives up (its replies are dropped as they

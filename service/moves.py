@@ -34,7 +34,7 @@ from .turns import Turns
 from .views import game_view
 
 if TYPE_CHECKING:
-    from .followups import FollowUps
+    from .followups import FollowUps, Written
 
 REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
 """A player's request id: 1-64 visible ASCII characters (no space: see `automatic_turn`)."""
@@ -169,6 +169,13 @@ class Moves:
             written = Record(new.encode(), records.encode_meta(meta), version, record.rev + 1)
             snapshot = None if version % SNAPSHOT_EVERY else snapshot_of(meta.away, new)
             due = self.followups.intent(meta)
+            change = None
+            if due:
+                automatic = chosen.cause in Cause.AUTOMATIC
+                played = PlayedMove(version, chosen.seat, chosen.move, events, automatic)
+                change = Written(record, written, new, [played])
+                if self.followups.quiet(game_id, change):
+                    due = 0.0  # nothing to follow up now: the next write that has takes it
             result = await self.store.write(
                 game_id,
                 Write(
@@ -201,10 +208,8 @@ class Moves:
                 fresh = True
                 continue
             self.records.put(game_id, written, new)
-            if due:
-                automatic = chosen.cause in Cause.AUTOMATIC
-                played = PlayedMove(version, chosen.seat, chosen.move, events, automatic)
-                self.followups.written(game_id, due, record, written, new, [played])
+            if change is not None:
+                self.followups.wrote(game_id, due, change)
             METRICS.moves.labels(meta.kind).inc()
             if attempt:
                 METRICS.retries.observe(attempt)

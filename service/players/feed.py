@@ -131,6 +131,12 @@ class PlayerFeed:
                     )
                     await self.my_games.finish(player, game)
 
+    def idle(self, change: Change) -> bool:
+        """A change with no event for anyone, of a game not over: a change after it makes
+        the events it would alone (`events_of` looks at the moves' own events, at what
+        changed in the metadata, and at the turn at the end)."""
+        return not change.after.meta.finished and not events_of(change)
+
     async def watch_player(
         self, request: pb.WatchPlayerRequest, caller: Principal
     ) -> AsyncIterator[pb.WatchPlayerResponse]:

@@ -22,6 +22,7 @@ from . import convert, masks, records
 from .bot_players import TIMEOUT_BOT, choose_move
 from .credentials import Principal
 from .errors import ApiError, Reason
+from .followups import Written
 from .games import MAX_ATTEMPTS, load
 from .history import SNAPSHOT_EVERY, PlayedMove, replay_at, snapshot_of
 from .log_entries import Cause, LoggedMove, decode_move, encode_move, service_events
@@ -34,7 +35,7 @@ from .turns import Turns
 from .views import game_view
 
 if TYPE_CHECKING:
-    from .followups import FollowUps, Written
+    from .followups import FollowUps
 
 REQUEST_ID = re.compile(r"[\x21-\x7e]{1,64}")
 """A player's request id: 1-64 visible ASCII characters (no space: see `automatic_turn`)."""

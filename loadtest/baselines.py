@@ -30,6 +30,7 @@ class RedisCycle:
         self.game_id = game_id
         self.entry = entry
         self.ttl = ttl
+        self.answer_bytes = 0
 
     async def __call__(self) -> None:
         record, _ = await self.store.read(self.game_id, f"m{secrets.randbits(40)}")

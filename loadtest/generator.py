@@ -24,9 +24,11 @@ from .windows import Measured, Window, closed_loop, open_loop
 TRANSPORT_LABEL = {"grpc": "grpc", "rest": "http"}
 """The `transport` label of the servers' histograms for each way the generator calls."""
 ELSEWHERE = "MakeMove, each on another worker"
+"""Moves of a game sent to the workers in turn: no worker has the game's last record."""
 PLAYER_MOVE = "MakeMove, a player's JWT"
 """Moves made with players' access tokens (guest sessions) instead of seat tokens."""
-"""Moves of a game sent to the workers in turn: no worker has the game's last record."""
+MASKED_MOVE = "MakeMove, read_mask=version,events"
+"""Moves answered with their version and events only: no view is built or sent."""
 
 
 def log(message: str) -> None:
@@ -63,6 +65,8 @@ class Result:
     round_p99s: list[float] = field(default_factory=list)
     round_cpu_ms: list[float] = field(default_factory=list)
     """Every round's rate, client p99 and worker CPU a call (ms): a line is the median round."""
+    answer_bytes: float = 0.0
+    """An answer's size (the message over gRPC, the body over HTTP), over the slots' last."""
 
     @property
     def rate(self) -> float:
@@ -173,7 +177,12 @@ class Session:
     async def once(self, transport: str, call: str, rate: float | None = None) -> Result:
         """One window of one kind of call: at peak, or at `rate` when given."""
         slots = self.options.concurrency
-        kinds = {"Empty": "empty", ELSEWHERE: "move elsewhere", PLAYER_MOVE: "move player"}
+        kinds = {
+            "Empty": "empty",
+            ELSEWHERE: "move elsewhere",
+            PLAYER_MOVE: "move player",
+            MASKED_MOVE: "move masked",
+        }
         kind = f"{transport} " + kinds.get(call, "move")
         calls = await slots_for(kind, self.clients, slots)
         if rate is None:
@@ -182,7 +191,9 @@ class Session:
             measured = await open_loop(calls, self.probe, self.options.window, rate)
         workers = len(self.deployment.workers)
         mode = "peak" if rate is None else "half"
-        return result_of(transport, call, self.store, workers, mode, slots, measured, rate)
+        result = result_of(transport, call, self.store, workers, mode, slots, measured, rate)
+        result.answer_bytes = sum(c.answer_bytes for c in calls) / len(calls)
+        return result
 
 
 async def measure_service(session: Session, profiles: dict[str, Any]) -> list[Result]:
@@ -191,17 +202,18 @@ async def measure_service(session: Session, profiles: dict[str, Any]) -> list[Re
     options = session.options
     results: list[Result] = []
     for transport in ("grpc", "rest"):
-        empties, peaks, players = [], [], []
+        empties, peaks, players, masked = [], [], [], []
         for _ in range(options.rounds):
             empties.append(await session.once(transport, "Empty"))
             peaks.append(await session.once(transport, "MakeMove"))
+            masked.append(await session.once(transport, MASKED_MOVE))
             if transport == "grpc":
                 players.append(await session.once(transport, PLAYER_MOVE))
         peak = median(peaks)
         halves = [
             await session.once(transport, "MakeMove", peak.rate / 2) for _ in range(options.rounds)
         ]
-        results += [median(empties), peak, median(halves)]
+        results += [median(empties), peak, median(halves), median(masked)]
         if players:
             results.append(median(players))
         if transport == "grpc" and len(session.deployment.workers) > 1:

@@ -13,7 +13,7 @@ from typing import Any
 
 from google.protobuf.internal import api_implementation
 
-from .generator import ELSEWHERE, PLAYER_MOVE
+from .generator import ELSEWHERE, MASKED_MOVE, PLAYER_MOVE
 
 
 def load_average() -> str:
@@ -98,8 +98,8 @@ def report(data: dict[str, Any]) -> str:
         "",
         "| call | workers | load | calls/s | client p50 / p95 / p99 ms | "
         "server p50 / p95 / p99 ms | worker CPU ms a call | cores: workers / redis / generator "
-        "| errors |",
-        "| --- | --- | --- | ---: | --- | --- | ---: | --- | ---: |",
+        "| answer B | errors |",
+        "| --- | --- | --- | ---: | --- | --- | ---: | --- | ---: | ---: |",
     ]
     for r in rows:
         load = (
@@ -114,7 +114,8 @@ def report(data: dict[str, Any]) -> str:
         lines.append(
             f"| {r['name']} | {r['workers'] or '-'} | {load} | {r['rate']:.0f}{spread} | "
             f"{_ms(r['client'])} | {_ms(r['server'])} | {cost} | "
-            f"{cpu['workers']:.2f} / {cpu['redis']:.2f} / {cpu['generator']:.2f} | {r['errors']} |"
+            f"{cpu['workers']:.2f} / {cpu['redis']:.2f} / {cpu['generator']:.2f} | "
+            f"{r.get('answer_bytes', 0):.0f} | {r['errors']} |"
         )
     lines += [
         "",
@@ -125,7 +126,7 @@ def report(data: dict[str, Any]) -> str:
         "| --- | --- | ---: | ---: | --- |",
     ]
     for r in rows:
-        moves = ("MakeMove", ELSEWHERE, PLAYER_MOVE)
+        moves = ("MakeMove", ELSEWHERE, PLAYER_MOVE, MASKED_MOVE)
         if r["call"] not in moves or r["mode"] != "peak" or r["store"] != "redis":
             continue
         empty = _find(rows, r["transport"], "Empty", r["workers"])
@@ -134,12 +135,21 @@ def report(data: dict[str, Any]) -> str:
             half = _find(rows, r["transport"], "MakeMove", r["workers"], "half")
             server_p99 = f"{half['server']['p99']:.2f} ms" if half["server"] else "-"
             latency = f"{half['client']['p99']:.2f} ms / {server_p99}"
-        notes = {ELSEWHERE: " (each move on another worker)", PLAYER_MOVE: " (a player's JWT)"}
+        notes = {
+            ELSEWHERE: " (each move on another worker)",
+            PLAYER_MOVE: " (a player's JWT)",
+            MASKED_MOVE: " (read_mask=version,events)",
+        }
         transport = r["transport"] + notes.get(r["call"], "")
         if r["call"] == PLAYER_MOVE:
             seat = _find(rows, r["transport"], "MakeMove", r["workers"])
             ratio = r["worker_cpu_ms"] / seat["worker_cpu_ms"]
             latency = f"worker CPU a call {ratio:.2f}x a seat token's"
+        if r["call"] == MASKED_MOVE:
+            full = _find(rows, r["transport"], "MakeMove", r["workers"])
+            ratio = r["worker_cpu_ms"] / full["worker_cpu_ms"]
+            size = r["answer_bytes"] / full["answer_bytes"]
+            latency = f"worker CPU a call {ratio:.2f}x, answer bytes {size:.2f}x a whole answer's"
         lines.append(
             f"| {transport} | {r['workers']} | {r['rate'] / empty['rate']:.2f} | "
             f"{empty['worker_cpu_ms'] / r['worker_cpu_ms']:.2f} | {latency} |"

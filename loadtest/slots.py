@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import grpc
+from google.protobuf import field_mask_pb2
 
 from genial.service.routes import ROUTES
 from genial.v1 import dice_pb2, types_pb2
@@ -36,6 +37,8 @@ ROLL = types_pb2.Move(dice=dice_pb2.DiceMove(roll=dice_pb2.DiceRoll()))
 SCORE = types_pb2.Move(dice=dice_pb2.DiceMove(score=dice_pb2.DiceScore()))
 ROLL_JSON = b'{"move":{"dice":{"roll":{}}}}'
 SCORE_JSON = b'{"move":{"dice":{"score":{}}}}'
+MASK = ("version", "events")
+"""The read mask of the masked move lines: a bot that follows the game by its events."""
 ROUNDS = 10
 """Rounds per benchmark game: ~1350 moves, more than a game gets in one measurement."""
 FINISHED = types_pb2.GAME_STATUS_FINISHED
@@ -47,6 +50,9 @@ CHANNEL_OPTIONS = [
 
 
 class Slot(Protocol):
+    answer_bytes: int
+    """The size of the last answer: the message (gRPC) or the body (HTTP)."""
+
     async def __call__(self) -> None:
         """One timed call; raises on failure."""
 
@@ -64,12 +70,24 @@ class Game:
     version: int = 0
     rolled: bool = False
     finished: bool = False
+    first_seat: int = 0
 
     def advance(self, version: int, to_move: int | None, finished: bool) -> None:
         self.version = version
         self.rolled = not self.rolled
         self.to_move = to_move if to_move is not None else self.to_move
         self.finished = finished
+
+    def advance_by_events(self, version: int, events: set[str]) -> None:
+        """After a move answered without a view (read_mask=version,events): a score passes
+        the turn; a round over passes the first move of the next to the next seat."""
+        to_move = self.to_move
+        if "round_over" in events:
+            self.first_seat = 1 - self.first_seat
+            to_move = self.first_seat
+        elif self.rolled:
+            to_move = 1 - to_move
+        self.advance(version, to_move, "game_over" in events)
 
 
 class Games:
@@ -89,7 +107,7 @@ class Games:
         for seat in range(2):
             token, view = await self.take_seat(created.game_id, seat)
             tokens.append(token)
-        return Game(created.game_id, tokens, view.to_move)
+        return Game(created.game_id, tokens, view.to_move, first_seat=view.first_seat)
 
     async def take_seat(self, game_id: str, seat: int) -> tuple[str, types_pb2.GameView]:
         """The token a move of the seat carries, and the view after it was taken."""
@@ -138,9 +156,10 @@ class GrpcEmpty:
         self.call: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(EMPTY_GRPC)
         # The same metadata a move carries, so that only the work of the call differs.
         self.metadata = bearer(secrets.token_urlsafe(32))
+        self.answer_bytes = 0
 
     async def __call__(self) -> None:
-        await self.call(b"", metadata=self.metadata)
+        self.answer_bytes = len(await self.call(b"", metadata=self.metadata))
 
     async def refresh(self) -> None:
         pass
@@ -148,14 +167,19 @@ class GrpcEmpty:
 
 class GrpcMove:
     """Moves of one game, over one channel, or in turn over several (one a worker): then
-    no move finds the record its worker kept, the worst case for the move path."""
+    no move finds the record its worker kept, the worst case for the move path. With
+    `masked`, each asks for read_mask=version,events only."""
 
-    def __init__(self, channels: list[grpc.aio.Channel], game: Game, games: Games) -> None:
+    def __init__(
+        self, channels: list[grpc.aio.Channel], game: Game, games: Games, masked: bool = False
+    ) -> None:
         self.calls: list[grpc.aio.UnaryUnaryMultiCallable[bytes, bytes]] = [
             channel.unary_unary(MAKE_MOVE_GRPC) for channel in channels
         ]
         self.game = game
         self.games = games
+        self.mask = field_mask_pb2.FieldMask(paths=MASK) if masked else None
+        self.answer_bytes = 0
 
     async def __call__(self) -> None:
         game = self.game
@@ -163,11 +187,16 @@ class GrpcMove:
             game_id=game.game_id,
             move=SCORE if game.rolled else ROLL,
             request_id=f"m{game.version + 1}",
+            read_mask=self.mask,
         )
         raw = await self.calls[game.version % len(self.calls)](
             request.SerializeToString(), metadata=bearer(game.tokens[game.to_move])
         )
+        self.answer_bytes = len(raw)
         answer = api.MakeMoveResponse.FromString(raw)
+        if self.mask is not None:
+            game.advance_by_events(answer.version, {e.WhichOneof("event") for e in answer.events})
+            return
         view = answer.view
         game.advance(
             answer.version,
@@ -190,9 +219,11 @@ class RestEmpty:
             ROLL_JSON[:-1] + b',"requestId":"m1"}',
             {"authorization": f"Bearer {secrets.token_urlsafe(32)}"},
         )
+        self.answer_bytes = 0
 
     async def __call__(self) -> None:
-        status, _ = await self.conn.request(self.request)
+        status, raw = await self.conn.request(self.request)
+        self.answer_bytes = len(raw)
         if status != 200:
             raise httpclient.HttpError(f"POST {EMPTY_PATH}: {status}")
 
@@ -201,15 +232,19 @@ class RestEmpty:
 
 
 class RestMove:
-    def __init__(self, conn: httpclient.Connection, game: Game, games: Games) -> None:
+    def __init__(
+        self, conn: httpclient.Connection, game: Game, games: Games, masked: bool = False
+    ) -> None:
         self.conn = conn
         self.game = game
         self.games = games
+        self.mask = f',"readMask":"{",".join(MASK)}"'.encode() if masked else b""
+        self.answer_bytes = 0
 
     async def __call__(self) -> None:
         game = self.game
         body = (SCORE_JSON if game.rolled else ROLL_JSON)[:-1]
-        body += f',"requestId":"m{game.version + 1}"}}'.encode()
+        body += f',"requestId":"m{game.version + 1}"'.encode() + self.mask + b"}"
         request = httpclient.request_bytes(
             MOVE_ROUTE.verb,
             MOVE_ROUTE.template.format(game_id=game.game_id),
@@ -217,9 +252,14 @@ class RestMove:
             {"authorization": f"Bearer {game.tokens[game.to_move]}"},
         )
         status, raw = await self.conn.request(request)
+        self.answer_bytes = len(raw)
         if not 200 <= status < 300:
             raise httpclient.HttpError(f"MakeMove: {status} {raw[:200]!r}")
         answer = json.loads(raw)
+        if self.mask:
+            kinds = {key for event in answer["events"] for key in event}
+            game.advance_by_events(int(answer["version"]), {_snake(k) for k in kinds})
+            return
         view = answer["view"]
         game.advance(
             int(answer["version"]),
@@ -230,6 +270,10 @@ class RestMove:
     async def refresh(self) -> None:
         if self.game.finished:
             self.game = await self.games.new()
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
 # ---- the deployment's clients -------------------------------------------------------------
@@ -286,11 +330,16 @@ async def slots_for(kind: str, clients: Clients, count: int) -> list[Slot]:
             GrpcMove([clients.channel(i)], g, clients.player_games) for i, g in enumerate(played)
         ]
     games = await clients.games.many(count)
-    if kind == "grpc move":
-        return [GrpcMove([clients.channel(i)], g, clients.games) for i, g in enumerate(games)]
+    masked = kind.endswith(" masked")
+    if kind in ("grpc move", "grpc move masked"):
+        return [
+            GrpcMove([clients.channel(i)], g, clients.games, masked) for i, g in enumerate(games)
+        ]
     if kind == "grpc move elsewhere":
         # channels[w] goes to worker w, for each of the workers
         elsewhere = clients.channels[: len(clients.deployment.workers)]
         return [GrpcMove(elsewhere, g, clients.games) for g in games]
     connections = await clients.reconnect(count)
-    return [RestMove(conn, g, clients.games) for conn, g in zip(connections, games, strict=True)]
+    return [
+        RestMove(conn, g, clients.games, masked) for conn, g in zip(connections, games, strict=True)
+    ]

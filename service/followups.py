@@ -99,6 +99,11 @@ class Consumer(Protocol):
         """Do what `change` calls for; seeing the same change twice must do nothing more."""
         ...
 
+    def idle(self, change: Change) -> bool:
+        """Whether `change` calls for nothing, and `change` followed by any later one calls
+        for what the later one alone does (its follow-up can wait for the next write's)."""
+        ...
+
 
 class FollowUps:
     def __init__(self, store: GameStore, settings: Settings) -> None:
@@ -111,6 +116,10 @@ class FollowUps:
         writes as one (None if they cannot be joined)."""
         self._marks: OrderedDict[str, int] = OrderedDict()
         """The rev of the mark this worker last set, by game (a hint, bounded)."""
+        self._quiet: OrderedDict[str, Written] = OrderedDict()
+        """This worker's writes since the mark that called for nothing (`quiet`), by game,
+        joined: the next write with follow-ups hands them over with its own (a hint,
+        bounded: without it, that write's follow-ups read what happened since the mark)."""
         self._kill_after = int(os.environ.get(KILL_AFTER_WRITE, "0"))
 
     def intent(self, meta: GameMeta) -> float:
@@ -119,6 +128,25 @@ class FollowUps:
         if not meta.has_players:
             return 0.0
         return time.time() + self.settings.follow_up_lease_seconds
+
+    def quiet(self, game_id: str, known: Written) -> bool:
+        """Whether a write (`known`, about to be made) calls for nothing from any consumer:
+        then it is made without an intent, and its follow-up waits for the next write's.
+        Nothing is lost if this worker dies meanwhile: there was nothing to do, and the next
+        write's follow-ups start from the mark, before this one."""
+        change = known.change(game_id)
+        return all(consumer.idle(change) for consumer in self.consumers)
+
+    def wrote(self, game_id: str, due: float, known: Written) -> None:
+        """After a write `known` with an intent due at `due`, or a `quiet` one (due 0)."""
+        if due:
+            self.written(game_id, due, known.before, known.after, known.state, known.moves)
+            return
+        pending = self._quiet.get(game_id)
+        self._quiet[game_id] = (pending.then(known) if pending else None) or known
+        self._quiet.move_to_end(game_id)
+        if len(self._quiet) > self.settings.record_cache_games:
+            self._quiet.popitem(last=False)
 
     def written(
         self,
@@ -135,6 +163,8 @@ class FollowUps:
         if not due:
             return
         known: Written | None = Written(before, after, state, list(moves))
+        if (pending := self._quiet.pop(game_id, None)) is not None and known is not None:
+            known = pending.then(known) or known
         if self._kill_after:
             self._kill_after -= 1
             if not self._kill_after:

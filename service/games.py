@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from genial import engine
 from genial.v1 import game_service_pb2 as api
 
-from . import convert, records
+from . import convert, masks, records
 from .credentials import Principal, new_seat_token, token_digest
 from .errors import RETRY_AFTER, ApiError, Reason
 from .health import StoreHealth
@@ -277,12 +277,16 @@ class Games:
             )
 
     async def get_game(self, request: api.GetGameRequest, caller: Principal) -> api.GetGameResponse:
+        mask = masks.of(request.read_mask, api.GetGameResponse)
         record, meta, _ = await load(self.store, request.game_id)
         seat = caller.seat(meta, required=False)
+        if mask is not None and not mask.wants("view"):
+            return api.GetGameResponse()
         state = engine.decode(record.state)
-        return api.GetGameResponse(
-            view=game_view(request.game_id, meta, record.version, state, seat)
-        )
+        parts = None if mask is None else mask.part("view")
+        view = game_view(request.game_id, meta, record.version, state, seat, parts=parts)
+        answer = api.GetGameResponse(view=view)
+        return answer if mask is None else mask.trim(answer)
 
     async def list_legal_moves(
         self, request: api.ListLegalMovesRequest, caller: Principal

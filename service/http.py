@@ -32,7 +32,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import player_service_pb2 as pb
 
-from . import invoke, json_codec, openapi, web
+from . import invoke, json_codec, masks, openapi, web
 from .app import GameApp
 from .errors import RETRY_AFTER, ApiError, Reason, error_body
 from .routes import ROUTES, VARIABLE, Route
@@ -108,11 +108,17 @@ def unary_handler(
     """A route's handler for a unary endpoint whose request `decode` reads."""
 
     async def handle(request: Request[Any, Any, Any]) -> Response[bytes]:
+        decoded: list[Message] = []
+
+        async def read() -> Message:
+            decoded.append(message := await decode(request))
+            return message
+
         try:
-            answer = await endpoint.unary(*caller(request), lambda: decode(request))
+            answer = await endpoint.unary(*caller(request), read)
         except ApiError as err:
             return _error(err)
-        return Response(encode(answer), media_type=JSON)
+        return Response(encode(answer, masks.requested(decoded[0], type(answer))), media_type=JSON)
 
     return handle
 
@@ -142,7 +148,7 @@ def _stream(
                 if last_event_id is not None:
                     message.cursor = last_event_id.strip()  # type: ignore[attr-defined]
             else:
-                frame = _game_frames(_resume(message, last_event_id))
+                frame = _game_frames(_resume(message, last_event_id), _watch_mask(message))
             return message
 
         answers = endpoint.stream(*caller(request), decode)
@@ -177,22 +183,33 @@ def _resume(request: Message, last_event_id: str | None) -> int:
     return int(joins or 0)
 
 
-def _game_frames(skip: int) -> Frame:
+def _watch_mask(request: Message) -> masks.ReadMask | None:
+    """The read mask of a game's watch as the client asked for it. The use case is asked
+    for the version and the events too, which the events' names and ids come from."""
+    mask = masks.requested(request, api.WatchGameResponse)
+    if mask is not None:
+        request.read_mask.paths.extend(("version", "events"))  # type: ignore[attr-defined]
+    return mask
+
+
+def _game_frames(skip: int, mask: masks.ReadMask | None) -> Frame:
     """A game's watch: `move` events with their version as id, `join` events with 0-<n>
     (the n-th seat taken; the first `skip` are dropped), `resign` events without an id
-    (a client that resumes after the move before one may see it again)."""
+    (a client that resumes after the move before one may see it again); their data has
+    what the client's `mask` keeps."""
     joins = 0
 
     def frame(answer: api.WatchGameResponse) -> bytes:
         nonlocal joins
         if answer.keep_alive:
             return KEEP_ALIVE
+        data = encode(answer, mask)
         if answer.events and answer.events[0].WhichOneof("event") == "seat_resigned":
-            return _frame("resign", encode(answer))
+            return _frame("resign", data)
         if answer.version == 0:
             joins += 1
-            return _frame("join", encode(answer), f"0-{joins}") if joins > skip else b""
-        return _frame("move", encode(answer), str(answer.version))
+            return _frame("join", data, f"0-{joins}") if joins > skip else b""
+        return _frame("move", data, str(answer.version))
 
     return frame
 
@@ -272,11 +289,29 @@ async def _decode(request: Request[Any, Any, Any], *, route: Route, limit: int) 
     message = route.request_class()
     try:
         if route.body:
-            json_format.ParseDict(await _read_json(request, limit), message)
+            body = await _read_json(request, limit)
+            _read_masks(route, body, message)
+            json_format.ParseDict(body, message)
+        _read_masks(route, fields, message)
         json_format.ParseDict(fields, message)
     except json_format.ParseError as err:  # an unknown field too: a typo is no silent default
         raise ApiError(Reason.BAD_REQUEST, str(err)) from None
     return message
+
+
+def _read_masks(route: Route, fields: dict[str, Any], message: Message) -> None:
+    """Take the read masks out of `fields` (a query string's or a body's) into `message`:
+    comma-separated paths, in lowerCamelCase as the JSON mapping has them or in the proto's
+    snake_case (which json_format refuses), checked by the use case."""
+    for field in route.mask_fields:
+        for key in {field.name, field.json_name}:
+            if key not in fields:
+                continue
+            value = fields.pop(key)
+            if not isinstance(value, str):
+                raise ApiError(Reason.BAD_READ_MASK, f"{key} is a string of paths")
+            paths = [path.strip() for path in value.split(",") if path.strip()]
+            getattr(message, field.name).paths.extend(paths)
 
 
 async def _read_json(request: Request[Any, Any, Any], limit: int) -> dict[str, Any]:
@@ -318,9 +353,12 @@ def _too_deep(raw: bytes) -> bool:
     return False
 
 
-def encode(message: Message) -> bytes:
+def encode(message: Message, mask: masks.ReadMask | None = None) -> bytes:
+    """`message` as JSON; with a read mask, only the fields it keeps."""
     # msgspec writes the same compact JSON as json.dumps, ten times faster.
-    return msgspec.json.encode(json_codec.to_dict(message))
+    if mask is None:
+        return msgspec.json.encode(json_codec.to_dict(message))
+    return msgspec.json.encode(json_codec.masked_dict(message, mask.tree))
 
 
 # ---- errors -------------------------------------------------------------------------------

@@ -19,6 +19,8 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from .masks import Tree
+
 Value = Callable[[Any], Any]
 Plan = list[tuple[str, str, bool, bool, Value]]
 """Per field: its name, its JSON name, whether it has presence, whether it repeats,
@@ -54,6 +56,22 @@ def to_dict(message: Message) -> dict[str, Any]:
     if plan is None:
         return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
     return _write(plan, message)
+
+
+def masked_dict(message: Message, tree: Tree) -> dict[str, Any]:
+    """The JSON object of the fields of `message` that a read mask keeps (`masks.Tree`):
+    those left out are not printed at their defaults either."""
+    whole = to_dict(message)
+    out: dict[str, Any] = {}
+    for field in cast(Descriptor, message.DESCRIPTOR).fields:
+        if field.name not in tree or field.json_name not in whole:
+            continue
+        sub = tree[field.name]
+        if sub is None:
+            out[field.json_name] = whole[field.json_name]
+        else:  # a singular message field, set
+            out[field.json_name] = masked_dict(getattr(message, field.name), sub)
+    return out
 
 
 def _write(plan: Plan, message: Message) -> dict[str, Any]:

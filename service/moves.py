@@ -18,14 +18,16 @@ from typing import TYPE_CHECKING
 from genial import engine
 from genial.v1 import game_service_pb2 as api
 
-from . import convert, records
+from . import convert, masks, records
 from .bot_players import TIMEOUT_BOT, choose_move
 from .census import Census
 from .credentials import Principal
 from .errors import ApiError, Reason
+from .followups import Written
 from .games import MAX_ATTEMPTS, load
 from .history import SNAPSHOT_EVERY, PlayedMove, replay_at, snapshot_of
 from .log_entries import Cause, LoggedMove, decode_move, encode_move, service_events
+from .masks import ReadMask
 from .metrics import METRICS
 from .records import PLAYING, WAITING, GameMeta
 from .settings import Settings
@@ -108,6 +110,7 @@ class Moves:
         if request_id is not None and not REQUEST_ID.fullmatch(request_id):
             raise ApiError(Reason.BAD_REQUEST_ID, "a request id is 1-64 visible ASCII")
         expected = request.expected_version if request.HasField("expected_version") else None
+        mask = masks.of(request.read_mask, api.MakeMoveResponse)
 
         def authenticate(meta: GameMeta) -> int | None:
             return caller.seat(meta, required=True)
@@ -123,7 +126,9 @@ class Moves:
             except convert.BadMessage as err:
                 raise ApiError(engine.Reason.MALFORMED_MOVE, str(err)) from None
 
-        return await self.commit(request.game_id, request_id, expected, authenticate, players_move)
+        return await self.commit(
+            request.game_id, request_id, expected, authenticate, players_move, mask
+        )
 
     async def commit(
         self,
@@ -132,9 +137,10 @@ class Moves:
         expected: int | None,
         authenticate: Authenticate,
         choose: Choose,
+        mask: ReadMask | None = None,
     ) -> api.MakeMoveResponse:
         """Read (or take the kept record), decide, apply and compare-and-set, again on a
-        conflict without `expected`.
+        conflict without `expected`; the answer has what `mask` keeps.
 
         Only a decision on a record known to be current is final; one on the kept record
         (an error, nothing to do) is made again on a fresh read.
@@ -145,7 +151,8 @@ class Moves:
             if known is None:
                 record, meta, done = await load(self.store, game_id, request_id)
                 if done is not None:
-                    return await self._replayed(game_id, meta, record, authenticate(meta), done)
+                    seat = authenticate(meta)
+                    return await self._replayed(game_id, meta, record, seat, done, mask)
                 known, fresh = (record, engine.decode(record.state)), True
             record, state = known
             meta = records.decode_meta(record.meta)
@@ -170,6 +177,13 @@ class Moves:
             written = Record(new.encode(), records.encode_meta(meta), version, record.rev + 1)
             snapshot = None if version % SNAPSHOT_EVERY else snapshot_of(meta.away, new)
             due = self.followups.intent(meta)
+            change = None
+            if due:
+                automatic = chosen.cause in Cause.AUTOMATIC
+                played = PlayedMove(version, chosen.seat, chosen.move, events, automatic)
+                change = Written(record, written, new, [played])
+                if self.followups.quiet(game_id, change):
+                    due = 0.0  # nothing to follow up now: the next write that has takes it
             result = await self.store.write(
                 game_id,
                 Write(
@@ -187,7 +201,8 @@ class Moves:
             )
             if result.duplicate_version is not None:
                 record, meta, _ = await load(self.store, game_id)
-                return await self._replayed(game_id, meta, record, viewer, result.duplicate_version)
+                done = result.duplicate_version
+                return await self._replayed(game_id, meta, record, viewer, done, mask)
             if not result.ok:
                 METRICS.conflicts.labels("move").inc()
                 current = result.current
@@ -201,22 +216,15 @@ class Moves:
                 fresh = True
                 continue
             self.records.put(game_id, written, new)
-            if due:
-                automatic = chosen.cause in Cause.AUTOMATIC
-                played = PlayedMove(version, chosen.seat, chosen.move, events, automatic)
-                self.followups.written(game_id, due, record, written, new, [played])
+            if change is not None:
+                self.followups.wrote(game_id, due, change)
             METRICS.moves.labels(meta.kind).inc()
             if meta.finished:
                 self.census.changed(PLAYING, meta)
             if attempt:
                 METRICS.retries.observe(attempt)
             await self.turns.after_move(game_id, meta, new)
-            converted = [convert.proto_event(meta.kind, e) for e in events]
-            return api.MakeMoveResponse(
-                version=version,
-                view=game_view(game_id, meta, version, new, viewer, converted[len(before) :]),
-                events=converted,
-            )
+            return _answer(game_id, meta, version, new, viewer, events, len(before), mask)
         raise ApiError(Reason.CONTENTION, "too many moves at once; retry")
 
     async def play_automatic_turn(self, game_id: str) -> bool:
@@ -229,7 +237,9 @@ class Moves:
         # No player's request id has a space, so this one is the automatic move's own.
         request_id = f"auto {record.version + 1}"
         try:
-            await self.commit(game_id, request_id, record.version, _nobody, _automatic_move)
+            await self.commit(
+                game_id, request_id, record.version, _nobody, _automatic_move, NOTHING
+            )
         except NothingToDo:
             return False
         except ApiError as err:
@@ -239,7 +249,13 @@ class Moves:
         return True
 
     async def _replayed(
-        self, game_id: str, meta: GameMeta, record: Record, seat: int | None, version: int
+        self,
+        game_id: str,
+        meta: GameMeta,
+        record: Record,
+        seat: int | None,
+        version: int,
+        mask: ReadMask | None,
     ) -> api.MakeMoveResponse:
         """The answer a request id got the first time: the move is never applied twice."""
         METRICS.replayed_requests.inc()
@@ -247,11 +263,37 @@ class Moves:
         replay = await replay_at(self.store, game_id, current, meta.seats, version - 1)
         entries = await self.store.entries(game_id, (version - 1, 0), (version, 0))
         events = replay.advance(version, decode_move(meta.kind, entries[-1].data))
-        return api.MakeMoveResponse(
-            version=version,
-            view=game_view(game_id, replay.meta(meta), version, replay.state, seat),
-            events=[convert.proto_event(meta.kind, e) for e in events],
-        )
+        shown = replay.meta(meta)
+        return _answer(game_id, shown, version, replay.state, seat, events, None, mask)
+
+
+NOTHING = ReadMask({})
+"""The mask of an answer nobody reads (an automatic turn's)."""
+
+
+def _answer(
+    game_id: str,
+    meta: GameMeta,
+    version: int,
+    state: engine.GameState,
+    seat: int | None,
+    events: list[engine.Event],
+    before: int | None,
+    mask: ReadMask | None,
+) -> api.MakeMoveResponse:
+    """A move's answer, with what `mask` keeps: the seat's view after it and its events (the
+    view's `last_events` are the events from `before` on; None: the view's own)."""
+    if mask is not None and not mask.wants("view"):
+        answer = api.MakeMoveResponse(version=version)
+        if mask.wants("events"):
+            answer.events.extend(convert.proto_event(meta.kind, e) for e in events)
+        return mask.trim(answer)
+    converted = [convert.proto_event(meta.kind, e) for e in events]
+    last = None if before is None else converted[before:]
+    parts = None if mask is None else mask.part("view")
+    view = game_view(game_id, meta, version, state, seat, last, parts)
+    answer = api.MakeMoveResponse(version=version, view=view, events=converted)
+    return answer if mask is None else mask.trim(answer)
 
 
 async def _decide(

@@ -66,7 +66,11 @@ SCALARS: dict[int, dict[str, Any]] = {
     F.TYPE_BYTES: {"type": "string", "contentEncoding": "base64"},
 }
 """Scalars as the protobuf JSON mapping writes them: 64-bit integers are strings."""
-WELL_KNOWN = {".google.protobuf.Timestamp": {"type": "string", "format": "date-time"}}
+WELL_KNOWN = {
+    ".google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
+    # A read mask: comma-separated field paths, lowerCamelCase (or the proto's snake_case).
+    ".google.protobuf.FieldMask": {"type": "string", "pattern": r"^[A-Za-z0-9_.,*]*$"},
+}
 """Messages of google.protobuf that the JSON mapping writes as a scalar."""
 
 JSON_MAPPING = """\

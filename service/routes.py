@@ -29,6 +29,8 @@ QUERY_TYPES = {
     FieldDescriptor.TYPE_UINT64,
 }
 """Fields a query parameter can fill: their JSON form is a string or parses from one."""
+QUERY_MESSAGES = {"google.protobuf.FieldMask"}
+"""Message fields a query parameter can fill: their JSON form is a string."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,8 @@ class Route:
     """Without a body, every field not in the path comes from the query string."""
     body: bool
     """With a body (`body: "*"`), every field not in the path comes from it, as JSON."""
+    mask_fields: tuple[FieldDescriptor, ...]
+    """The request's read masks (google.protobuf.FieldMask), from the query or the body."""
 
     @property
     def request_class(self) -> type[Message]:
@@ -74,12 +78,29 @@ def route_of(method: MethodDescriptor) -> Route:
         for field in method.input_type.fields:
             if field in path_fields:
                 continue
-            if field.type not in QUERY_TYPES or field.is_repeated:
+            if field.is_repeated or (field.type not in QUERY_TYPES and not _query_message(field)):
                 raise ValueError(f"{method.full_name}: {field.name} cannot be a query parameter")
             query_fields.append(field)
+    masks = tuple(field for field in method.input_type.fields if _is_mask(field))
     return Route(
-        method, verb.upper(), template, tuple(path_fields), tuple(query_fields), bool(rule.body)
+        method,
+        verb.upper(),
+        template,
+        tuple(path_fields),
+        tuple(query_fields),
+        bool(rule.body),
+        masks,
     )
+
+
+def _query_message(field: FieldDescriptor) -> bool:
+    sub = field.message_type
+    return sub is not None and sub.full_name in QUERY_MESSAGES
+
+
+def _is_mask(field: FieldDescriptor) -> bool:
+    sub = field.message_type
+    return sub is not None and sub.full_name == "google.protobuf.FieldMask"
 
 
 ROUTES = tuple(route_of(method) for method in methods())

@@ -21,12 +21,13 @@ from genial import engine
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
 
-from . import convert, records
+from . import convert, masks, records
 from .credentials import Principal
 from .errors import ApiError, Reason
 from .games import load
 from .history import Replay, replay_at
 from .log_entries import decode_join, decode_move, decode_resign, is_join, is_move
+from .masks import ReadMask
 from .records import GameMeta
 from .settings import Settings
 from .store import Entry, EntryId, GameStore
@@ -151,6 +152,23 @@ class Feed:
             del self.steps[:-FEED_TAIL]
 
 
+def _answer(
+    game_id: str, step: Step, seat: int | None, mask: ReadMask | None
+) -> api.WatchGameResponse:
+    """A step as the watcher sees it, with what `mask` keeps."""
+    version, state = step.version, step.replay.state
+    if mask is None:
+        view = game_view(game_id, step.shown, version, state, seat)
+        return api.WatchGameResponse(version=version, events=step.events, view=view)
+    answer = api.WatchGameResponse(version=version)
+    if mask.wants("events"):
+        answer.events.extend(step.events)
+    if mask.wants("view"):
+        parts = mask.part("view")
+        answer.view.CopyFrom(game_view(game_id, step.shown, version, state, seat, parts=parts))
+    return mask.trim(answer)
+
+
 class Watching:
     def __init__(self, store: GameStore, settings: Settings, tickets: WatchTickets) -> None:
         self.store = store
@@ -180,6 +198,7 @@ class Watching:
         """Every entry after `from_version`, each with a fresh view, then live ones; a
         keep-alive once caught up, and after each `watch_keepalive` seconds of quiet."""
         game_id = request.game_id
+        mask = masks.of(request.read_mask, api.WatchGameResponse, ("keep_alive",))
         if request.from_version < 0:
             raise ApiError(Reason.BAD_REQUEST, "from_version is >= 0")
         keepalive = self.settings.watch_keepalive
@@ -197,27 +216,26 @@ class Watching:
                 walk = Walk(await replay_at(self.store, game_id, current, meta.seats, start), meta)
                 cursor, skip = (walk.replay.version, 0), (request.from_version, 0)
                 # Alone up to the end of the log, then with the game's feed.
-                steps = [walk.step(e) for e in await self.store.entries(game_id, cursor)]
+                first = [walk.step(e) for e in await self.store.entries(game_id, cursor)]
             except BaseException:
                 follower.close()
                 raise
         feed = self._open(game_id)
         try:
-            if steps and steps[-1].version == record.version:
-                steps[-1] = walk.settle(steps[-1], meta)  # the metadata read is that version's
+            if first and first[-1].version == record.version:
+                first[-1] = walk.settle(first[-1], meta)  # the metadata read is that version's
             finished, sent = walk.shown.finished, False
+            steps: list[Step] | None = first
             while True:
+                if steps is None:  # behind the feed's tail: alone again, from the log
+                    steps = [walk.step(e) for e in await self.store.entries(game_id, cursor)]
                 for step in steps:
                     walk.replay, walk.shown = step.replay, step.shown
                     cursor, finished = step.id, step.shown.finished
                     if step.id <= skip:
                         continue
                     sent = True
-                    yield api.WatchGameResponse(
-                        version=step.version,
-                        events=step.events,
-                        view=game_view(game_id, step.shown, step.version, step.replay.state, seat),
-                    )
+                    yield _answer(game_id, step, seat, mask)
                 if finished:
                     return
                 if not sent:

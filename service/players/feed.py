@@ -33,6 +33,13 @@ TIMED_OUT = pb.PLAYER_EVENT_TYPE_TURN_TIMED_OUT
 REMATCH = pb.PLAYER_EVENT_TYPE_REMATCH_OFFERED
 
 
+def quiet(change: Change) -> bool:
+    """A change with no event for anyone, of a game not over: a change after it makes the
+    events it would alone (`events_of` looks at the moves' own events, at what changed in
+    the metadata, and at the turn at the end)."""
+    return not change.after.meta.finished and not events_of(change)
+
+
 def events_of(change: Change) -> dict[str, list[pb.PlayerEvent]]:
     """The events `change` makes, by player: for every player seated in the game, seats
     taken, the start, resignations, the end and a rematch; for the player concerned, a
@@ -130,6 +137,9 @@ class PlayerFeed:
                         change.game_id, meta, change.after.version, change.state, seat, now
                     )
                     await self.my_games.finish(player, game)
+
+    def idle(self, change: Change) -> bool:
+        return quiet(change)
 
     async def watch_player(
         self, request: pb.WatchPlayerRequest, caller: Principal

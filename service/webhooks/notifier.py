@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 
 from ..followups import Change
-from ..players.feed import events_of
+from ..players.feed import events_of, quiet
 from ..settings import Settings
 from ..store import GameStore, Notification
 from .endpoints import EVENT_TYPES, YOUR_TURN, Endpoint, Item, body, encode_item, webhook_id
@@ -74,6 +74,9 @@ class Notifier:
         )
         if queued:
             self.queued()
+
+    def idle(self, change: Change) -> bool:
+        return quiet(change)  # notifications are the players' events
 
     async def _disabled_endpoints(self, now: float) -> set[str]:
         at, found = self._disabled

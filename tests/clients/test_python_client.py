@@ -111,6 +111,29 @@ async def test_a_request_id_applies_a_move_once(target: str) -> None:
         assert again.events == first.events
 
 
+async def test_read_masks_leave_out_what_is_not_asked_for(target: str) -> None:
+    async with GenialClient.connect(target) as client:
+        seat = await dice_game(client)
+        roll = (await seat.legal_moves())[0]
+        answer = await seat.move(roll, read_mask=["events"])
+        assert not answer.HasField("view")
+        assert answer.events
+        assert answer.version == seat.version == 1  # the seat keeps following the version
+        view = await seat.client.view(seat.game_id, seat.token, read_mask=["version", "dice"])
+        assert view.version == 1
+        assert view.dice.players
+        assert not view.players
+        assert not view.seed_sha256
+        updates = seat.watch(from_version=0, read_mask=["events"])
+        first = await anext(updates)
+        assert first.events
+        assert not first.HasField("view")
+        await updates.aclose()
+        with pytest.raises(GenialError) as refused:
+            await seat.client.view(seat.game_id, read_mask=["nope"])
+        assert refused.value.reason == "BAD_READ_MASK"
+
+
 async def test_refusals_carry_the_reason(target: str) -> None:
     async with GenialClient.connect(target) as client:
         with pytest.raises(GenialError) as missing:

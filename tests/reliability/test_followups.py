@@ -28,9 +28,9 @@ from tests.reliability.harness import assert_no_internal_errors, assert_no_secre
 from tests.service.clients import CallError, GrpcClient, RestClient
 from tests.service.players import Watcher, sign_in
 
-KILLED_AT = 2 + 6
-"""Worker A's write with an intent after which it dies: the 2 joins, then the 6th move (the
-score of the third turn)."""
+KILLED_AT = 2 + 3
+"""Worker A's write with an intent after which it dies: the 2 joins, then the 3rd move with
+one, the score of the third turn (a roll calls for nothing: it is written without one)."""
 LEASE = "1"
 
 

@@ -24,7 +24,7 @@ import {
 import type { PlayerSession } from "./player.js";
 import { createRestTransport, type RestTransportOptions } from "./rest.js";
 import { streamReader } from "./sse.js";
-import { DEFAULT_WATCH, follow, type WatchOptions, type WatchPolicy } from "./watch.js";
+import { DEFAULT_WATCH, follow, mask, type WatchOptions, type WatchPolicy } from "./watch.js";
 
 /** The three games. */
 export type Kind = "cards" | "dice" | "tiles";
@@ -99,6 +99,16 @@ export interface CreateOptions {
 
 /** A move, as a message or as its init object: `{ move: { case: "dice", value: ... } }`. */
 export type MoveInit = MessageInitShape<typeof MoveSchema>;
+
+/** Options of `GenialClient.move`. */
+export interface MoveOptions {
+  /** Refuse the move (ABORTED, STALE_VERSION) unless the game is at this version. */
+  expectedVersion?: bigint;
+  /** Makes retries safe; made up when not given. */
+  requestId?: string;
+  /** The answer's fields to send (paths in MakeMoveResponse, snake_case); all when unset. */
+  readMask?: string[];
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -245,10 +255,19 @@ export class GenialClient {
     return new Seat(this, gameId, joined.seat, joined.playerToken, joined.view?.version ?? 0n);
   }
 
-  /** The game as the seat of `token` sees it; without a token, a spectator's view. */
-  async view(gameId: string, token?: Credential): Promise<GameView> {
+  /**
+   * The game as the seat of `token` sees it; without a token, a spectator's view. With
+   * `readMask`, only those fields of the view (paths in GameView, in the proto's snake_case:
+   * "version", "to_move", "dice.phase"): what is left out is neither built nor sent.
+   */
+  async view(
+    gameId: string,
+    token?: Credential,
+    options: { readMask?: string[] } = {},
+  ): Promise<GameView> {
+    const readMask = mask(options.readMask?.map((path) => `view.${path}`));
     const response = await this.call(
-      (headers) => this.api.getGame({ gameId }, { headers, timeoutMs: this.timeoutMs }),
+      (headers) => this.api.getGame({ gameId, readMask }, { headers, timeoutMs: this.timeoutMs }),
       true,
       token,
     );
@@ -271,18 +290,21 @@ export class GenialClient {
    * Makes `move` for the seat of `token`. With `expectedVersion` it is refused (ABORTED,
    * STALE_VERSION) unless the game is still at that version. A request id is made up when
    * none is given; every retry sends the same one, so the move is applied at most once.
+   * With `readMask` (paths in MakeMoveResponse, e.g. ["version", "events"]) the answer has
+   * only those fields.
    */
   async move(
     gameId: string,
     token: Credential,
     move: MoveInit,
-    options: { expectedVersion?: bigint; requestId?: string } = {},
+    options: MoveOptions = {},
   ): Promise<MakeMoveResponse> {
     const request = {
       gameId,
       move,
       expectedVersion: options.expectedVersion,
       requestId: options.requestId ?? crypto.randomUUID(),
+      readMask: mask(options.readMask),
     };
     return this.call(
       (headers) => this.api.makeMove(request, { headers, timeoutMs: this.timeoutMs }),
@@ -389,16 +411,18 @@ export class Seat {
    * Makes `move`. By default it expects the game to be at `this.version`, the version the
    * seat last looked at, so a move chosen from an outdated view is refused (GenialError
    * with reason STALE_VERSION) rather than applied to a game that moved on; pass an
-   * explicit version, or null to apply it to whatever the game is now.
+   * explicit version, or null to apply it to whatever the game is now. A `readMask` (see
+   * `GenialClient.move`) always keeps the version, which the seat follows.
    */
   async move(
     move: MoveInit,
-    options: { expectedVersion?: bigint | null; requestId?: string } = {},
+    options: { expectedVersion?: bigint | null; requestId?: string; readMask?: string[] } = {},
   ): Promise<MakeMoveResponse> {
     const expected = options.expectedVersion === undefined ? this.version : options.expectedVersion;
     const made = await this.client.move(this.gameId, this.token, move, {
       expectedVersion: expected ?? undefined,
       requestId: options.requestId,
+      readMask: options.readMask?.length ? [...options.readMask, "version"] : undefined,
     });
     this.saw(made.version);
     return made;

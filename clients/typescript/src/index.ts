@@ -11,6 +11,7 @@ export {
   type CreateOptions,
   type Kind,
   type MoveInit,
+  type MoveOptions,
   type RetryPolicy,
   type Strength,
 } from "./client.js";

@@ -302,18 +302,21 @@ function errorOf(error: RestError): GenialError {
   return new GenialError(codeOf(error.code), error.reason, error.message, error.details ?? {});
 }
 
-/** The stream's messages: its "join" and "move" events, and an empty message for each
- * comment (the keep-alives, as gRPC sends them); an "error" event throws. */
+/** The stream's messages: its "join" and "move" events, and a keep-alive for each comment
+ * (as gRPC sends them: `keep_alive` set, where the message has it); an "error" event throws. */
 async function* answers<O extends DescMessage>(
   schema: O,
   events: AsyncIterable<ServerSentEvent> | Iterable<ServerSentEvent>,
 ): AsyncGenerator<MessageShape<O>> {
+  const keepAlive = schema.fields.some((field) => field.name === "keep_alive")
+    ? ({ keepAlive: true } as unknown as MessageInitShape<O>)
+    : undefined;
   for await (const { event, data } of events) {
     if (event === "error") {
       throw errorOf((JSON.parse(data) as { error: RestError }).error);
     }
     yield event === "comment"
-      ? create(schema)
+      ? create(schema, keepAlive)
       : fromJson(schema, JSON.parse(data) as JsonValue, { ignoreUnknownFields: true });
   }
 }

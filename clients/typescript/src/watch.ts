@@ -75,6 +75,10 @@ export interface WatchOptions {
   onReconnect?: (reconnecting: Reconnecting) => void;
   /** Called when the server answers a new connection (the first and each reconnect). */
   onConnected?: () => void;
+  /** The fields of each update to send (paths in WatchGameResponse, snake_case, e.g.
+   * ["events"] to follow the events alone); all when unset. The version is always kept:
+   * the watch resumes from it. Polling sends whole updates. */
+  readMask?: string[];
 }
 
 /** Codes after which a watch is opened again: nothing is wrong with the request itself. */
@@ -85,6 +89,11 @@ const TRANSIENT = new Set([
   Code.ResourceExhausted,
   Code.Unknown,
 ]);
+
+/** A read mask of `paths`; none (everything) for no paths. */
+export function mask(paths: string[] | undefined): { paths: string[] } | undefined {
+  return paths?.length ? { paths } : undefined;
+}
 
 function over(view: GameView | undefined): boolean {
   return view?.status === GameStatus.FINISHED;
@@ -118,6 +127,7 @@ export async function* follow(
   options: WatchOptions = {},
 ): AsyncGenerator<WatchGameResponse> {
   const { token, signal } = options;
+  const readMask = mask(options.readMask?.length ? [...options.readMask, "version"] : undefined);
   let version = options.fromVersion ?? 0n;
   let joins = 0; // seats taken and yielded: all at version 0, told apart only by count
   let failures = 0;
@@ -136,7 +146,7 @@ export async function* follow(
       const updates = policy.poll
         ? poll(client, gameId, version, token, signals, policy.pollIntervalMs)
         : client.api.watchGame(
-            { gameId, fromVersion: version },
+            { gameId, fromVersion: version, readMask },
             { headers: await auth(token), signal: signals },
           );
       let answered = false;
@@ -147,8 +157,8 @@ export async function* follow(
           answered = true;
           options.onConnected?.();
         }
-        if (update.events.length === 0) {
-          continue; // a keep-alive
+        if (update.keepAlive) {
+          continue;
         }
         if (update.version === 0n) {
           if (version > 0n || skip-- > 0) {
@@ -256,7 +266,7 @@ async function* poll(
     if (over(view)) {
       return;
     }
-    yield create(WatchGameResponseSchema, { version }); // a keep-alive: polling goes on
+    yield create(WatchGameResponseSchema, { version, keepAlive: true }); // polling goes on
     await sleep(intervalMs, signal);
   }
 }

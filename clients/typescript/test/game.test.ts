@@ -119,6 +119,32 @@ function suite(
       assert.deepEqual(stale.metadata, { current_version: "1" });
     });
 
+    test("read masks leave out what is not asked for", async () => {
+      const game = await client.create("dice", { bots: { 1: "random" } });
+      const seat = await client.join(game.gameId, "Ada", 0);
+      const [roll] = await seat.legalMoves();
+      const made = await seat.move(roll, { readMask: ["events"] });
+      assert.equal(made.view, undefined);
+      assert.ok(made.events.length > 0);
+      assert.equal(made.version, 1n, "a seat's masked move keeps the version");
+      const view = await client.view(game.gameId, seat.token, { readMask: ["version", "dice"] });
+      assert.equal(view.version, 1n);
+      assert.ok(view.table.case === "dice");
+      assert.deepEqual(view.players, []);
+      const updates = seat.watch(0n, { readMask: ["events"] });
+      const first = await updates.next();
+      assert.ok(!first.done);
+      assert.equal(first.value.view, undefined);
+      assert.ok(first.value.events.length > 0);
+      await updates.return(undefined);
+      const refused = await client
+        .view(game.gameId, undefined, { readMask: ["nope"] })
+        .catch((err: unknown) => err);
+      assert.ok(refused instanceof GenialError);
+      assert.equal(refused.code, Code.InvalidArgument);
+      assert.equal(refused.reason, "BAD_READ_MASK");
+    });
+
     test("refusals carry the service's reason", async () => {
       const missing = await client.join("nosuchgame00000x", "Ada").catch((err: unknown) => err);
       assert.ok(missing instanceof GenialError);

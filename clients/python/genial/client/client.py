@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, cast
 
@@ -270,11 +270,15 @@ class GenialClient:
         )
         return Seat(self, game_id, response.seat, response.player_token, response.view.version)
 
-    async def view(self, game_id: str, token: Credential = None) -> types.GameView:
-        """The game as the seat of `token` sees it; without a token, a spectator's view."""
-        response: api.GetGameResponse = await self._unary(
-            self._stub.GetGame, api.GetGameRequest(game_id=game_id), token
-        )
+    async def view(
+        self, game_id: str, token: Credential = None, *, read_mask: Iterable[str] = ()
+    ) -> types.GameView:
+        """The game as the seat of `token` sees it; without a token, a spectator's view.
+        With `read_mask`, only those fields of the view (paths in GameView: "version",
+        "to_move", "dice.phase"): what is left out is neither built nor sent."""
+        request = api.GetGameRequest(game_id=game_id)
+        request.read_mask.paths.extend(f"view.{path}" for path in read_mask)
+        response: api.GetGameResponse = await self._unary(self._stub.GetGame, request, token)
         return response.view
 
     async def legal_moves(self, game_id: str, token: Credential) -> api.ListLegalMovesResponse:
@@ -293,32 +297,43 @@ class GenialClient:
         *,
         expected_version: int | None = None,
         request_id: str | None = None,
+        read_mask: Iterable[str] = (),
     ) -> api.MakeMoveResponse:
         """Make `move` for the seat of `token`. With `expected_version` it is refused
         (ABORTED, STALE_VERSION) unless the game is still at that version. A `request_id`
         is made up when none is given; every retry sends the same one, so the move is
-        applied at most once."""
+        applied at most once. With `read_mask` (paths in MakeMoveResponse, e.g.
+        ("version", "events")) the answer has only those fields."""
         request = api.MakeMoveRequest(
             game_id=game_id,
             move=move,
             expected_version=expected_version,
             request_id=request_id or uuid.uuid4().hex,
         )
+        request.read_mask.paths.extend(read_mask)
         response: api.MakeMoveResponse = await self._unary(self._stub.MakeMove, request, token)
         return response
 
     async def watch(
-        self, game_id: str, *, from_version: int = 0, token: Credential = None
+        self,
+        game_id: str,
+        *,
+        from_version: int = 0,
+        token: Credential = None,
+        read_mask: Iterable[str] = (),
     ) -> AsyncIterator[api.WatchGameResponse]:
         """Follow a game: each seat taken and each move after `from_version` (0: all of
         them), with its events and a fresh view for the seat of `token` (or a spectator's),
         then the live ones as they happen. Ends when the game is over; leave the loop to stop
-        earlier. The service's keep-alives are not yielded."""
+        earlier. The service's keep-alives are not yielded. With `read_mask` (paths in
+        WatchGameResponse, e.g. ("version", "events") to follow the events alone) each
+        update has only those fields."""
         request = api.WatchGameRequest(game_id=game_id, from_version=from_version)
+        request.read_mask.paths.extend(read_mask)
         call = self._stub.WatchGame(request, metadata=_metadata(await _bearer(token)))
         try:
             async for update in call:
-                if update.events:
+                if not update.keep_alive:
                     yield update
         except aio.AioRpcError as err:
             raise GenialError.from_rpc_error(err) from None
@@ -403,21 +418,36 @@ class Seat:
         *,
         expected_version: int | Literal["seen"] | None = "seen",
         request_id: str | None = None,
+        read_mask: Iterable[str] = (),
     ) -> api.MakeMoveResponse:
         """Make `move`. By default it expects the game to be at `self.version`, the version
         the seat last looked at, so a move chosen from an outdated view is refused
         (`GenialError` with reason STALE_VERSION) rather than applied to a game that moved
-        on; pass an explicit version, or None to apply it to whatever the game is now."""
+        on; pass an explicit version, or None to apply it to whatever the game is now.
+        A `read_mask` (see `GenialClient.move`) always keeps the version, which the seat
+        follows."""
         expected = self.version if expected_version == "seen" else expected_version
+        paths = list(read_mask)
+        if paths:
+            paths.append("version")
         response = await self.client.move(
-            self.game_id, self.token, move, expected_version=expected, request_id=request_id
+            self.game_id,
+            self.token,
+            move,
+            expected_version=expected,
+            request_id=request_id,
+            read_mask=paths,
         )
         self._saw(response.version)
         return response
 
-    def watch(self, from_version: int | None = None) -> AsyncIterator[api.WatchGameResponse]:
+    def watch(
+        self, from_version: int | None = None, *, read_mask: Iterable[str] = ()
+    ) -> AsyncIterator[api.WatchGameResponse]:
         """Follow the game with this seat's views: what happened after `from_version`
         (default: after the version the seat last looked at), then live moves until the
         end. See `GenialClient.watch`."""
         start = self.version if from_version is None else from_version
-        return self.client.watch(self.game_id, from_version=start, token=self.token)
+        return self.client.watch(
+            self.game_id, from_version=start, token=self.token, read_mask=read_mask
+        )

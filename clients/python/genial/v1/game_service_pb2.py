@@ -24,10 +24,11 @@ _sym_db = _symbol_database.Default()
 
 from genial.v1 import types_pb2 as genial_dot_v1_dot_types__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
+from google.protobuf import field_mask_pb2 as google_dot_protobuf_dot_field__mask__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cgenial/v1/game_service.proto\x12\tgenial.v1\x1a\x15genial/v1/types.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbc\x01\n\x11\x43reateGameRequest\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\x05\x12\'\n\x07options\x18\x03 \x01(\x0b\x32\x16.genial.v1.GameOptions\x12 \n\x04\x62ots\x18\x04 \x03(\x0b\x32\x12.genial.v1.SeatBot\x12\x19\n\x0cturn_seconds\x18\x05 \x01(\x05H\x00\x88\x01\x01\x42\x0f\n\r_turn_seconds\"A\n\x07SeatBot\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12(\n\x08strength\x18\x02 \x01(\x0e\x32\x16.genial.v1.BotStrength\"]\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.genial.v1.GameView\x12\x13\n\x0bseed_sha256\x18\x03 \x01(\t\"T\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"Y\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\x12!\n\x04view\x18\x03 \x01(\x0b\x32\x13.genial.v1.GameView\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"4\n\x0fGetGameResponse\x12!\n\x04view\x18\x01 \x01(\x0b\x32\x13.genial.v1.GameView\"(\n\x15ListLegalMovesRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"I\n\x16ListLegalMovesResponse\x12\x1e\n\x05moves\x18\x01 \x03(\x0b\x32\x0f.genial.v1.Move\x12\x0f\n\x07version\x18\x02 \x01(\x03\"\x89\x01\n\x0fMakeMoveRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1d\n\x04move\x18\x02 \x01(\x0b\x32\x0f.genial.v1.Move\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"h\n\x10MakeMoveResponse\x12!\n\x04view\x18\x01 \x01(\x0b\x32\x13.genial.v1.GameView\x12 \n\x06\x65vents\x18\x02 \x03(\x0b\x32\x10.genial.v1.Event\x12\x0f\n\x07version\x18\x03 \x01(\x03\"I\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\x12\x0e\n\x06ticket\x18\x03 \x01(\t\"+\n\x18\x43reateWatchTicketRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\\\n\x19\x43reateWatchTicketResponse\x12\x0e\n\x06ticket\x18\x01 \x01(\t\x12/\n\x0b\x65xpire_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"}\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12 \n\x06\x65vents\x18\x02 \x03(\x0b\x32\x10.genial.v1.Event\x12!\n\x04view\x18\x03 \x01(\x0b\x32\x13.genial.v1.GameView\x12\x12\n\nkeep_alive\x18\x04 \x01(\x08\"K\n\x11GetHistoryRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\xd5\x01\n\x12GetHistoryResponse\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\x05\x12\'\n\x07options\x18\x03 \x01(\x0b\x32\x16.genial.v1.GameOptions\x12\x13\n\x0bseed_sha256\x18\x04 \x01(\t\x12\x0c\n\x04seed\x18\x05 \x01(\t\x12(\n\x07\x65ntries\x18\x06 \x03(\x0b\x32\x17.genial.v1.HistoryEntry\x12\x17\n\x0fnext_page_token\x18\x07 \x01(\t\"\x81\x01\n\x0cHistoryEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x1d\n\x04move\x18\x03 \x01(\x0b\x32\x0f.genial.v1.Move\x12 \n\x06\x65vents\x18\x04 \x03(\x0b\x32\x10.genial.v1.Event\x12\x11\n\tautomatic\x18\x05 \x01(\x08\"\\\n\x10ListGamesRequest\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"S\n\x11ListGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x16.genial.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\" \n\rResignRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"3\n\x0eResignResponse\x12!\n\x04view\x18\x01 \x01(\x0b\x32\x13.genial.v1.GameView\"!\n\x0eRematchRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"E\n\x0fRematchResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.genial.v1.GameView2\xb5\t\n\x0bGameService\x12_\n\nCreateGame\x12\x1c.genial.v1.CreateGameRequest\x1a\x1d.genial.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12i\n\x08JoinGame\x12\x1a.genial.v1.JoinGameRequest\x1a\x1b.genial.v1.JoinGameResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/seats:\x01*\x12]\n\x07GetGame\x12\x19.genial.v1.GetGameRequest\x1a\x1a.genial.v1.GetGameResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/games/{game_id}\x12~\n\x0eListLegalMoves\x12 .genial.v1.ListLegalMovesRequest\x1a!.genial.v1.ListLegalMovesResponse\"\'\x82\xd3\xe4\x93\x02!\x12\x1f/v1/games/{game_id}/legal-moves\x12i\n\x08MakeMove\x12\x1a.genial.v1.MakeMoveRequest\x1a\x1b.genial.v1.MakeMoveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/moves:\x01*\x12l\n\tWatchGame\x12\x1b.genial.v1.WatchGameRequest\x1a\x1c.genial.v1.WatchGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/games/{game_id}/events0\x01\x12\x8c\x01\n\x11\x43reateWatchTicket\x12#.genial.v1.CreateWatchTicketRequest\x1a$.genial.v1.CreateWatchTicketResponse\",\x82\xd3\xe4\x93\x02&\"!/v1/games/{game_id}/watch-tickets:\x01*\x12n\n\nGetHistory\x12\x1c.genial.v1.GetHistoryRequest\x1a\x1d.genial.v1.GetHistoryResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/games/{game_id}/history\x12Y\n\tListGames\x12\x1b.genial.v1.ListGamesRequest\x1a\x1c.genial.v1.ListGamesResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/games\x12\x61\n\x06Resign\x12\x18.genial.v1.ResignRequest\x1a\x19.genial.v1.ResignResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x1a/v1/games/{game_id}/resign\x12\x65\n\x07Rematch\x12\x19.genial.v1.RematchRequest\x1a\x1a.genial.v1.RematchResponse\"#\x82\xd3\xe4\x93\x02\x1d\"\x1b/v1/games/{game_id}/rematchb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cgenial/v1/game_service.proto\x12\tgenial.v1\x1a\x15genial/v1/types.proto\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbc\x01\n\x11\x43reateGameRequest\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\x05\x12\'\n\x07options\x18\x03 \x01(\x0b\x32\x16.genial.v1.GameOptions\x12 \n\x04\x62ots\x18\x04 \x03(\x0b\x32\x12.genial.v1.SeatBot\x12\x19\n\x0cturn_seconds\x18\x05 \x01(\x05H\x00\x88\x01\x01\x42\x0f\n\r_turn_seconds\"A\n\x07SeatBot\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12(\n\x08strength\x18\x02 \x01(\x0e\x32\x16.genial.v1.BotStrength\"]\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.genial.v1.GameView\x12\x13\n\x0bseed_sha256\x18\x03 \x01(\t\"T\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"Y\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\x12!\n\x04view\x18\x03 \x01(\x0b\x32\x13.genial.v1.GameView\"P\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12-\n\tread_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\"4\n\x0fGetGameResponse\x12!\n\x04view\x18\x01 \x01(\x0b\x32\x13.genial.v1.GameView\"(\n\x15ListLegalMovesRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"I\n\x16ListLegalMovesResponse\x12\x1e\n\x05moves\x18\x01 \x03(\x0b\x32\x0f.genial.v1.Move\x12\x0f\n\x07version\x18\x02 \x01(\x03\"\xb8\x01\n\x0fMakeMoveRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x1d\n\x04move\x18\x02 \x01(\x0b\x32\x0f.genial.v1.Move\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12-\n\tread_mask\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.FieldMaskB\x13\n\x11_expected_version\"h\n\x10MakeMoveResponse\x12!\n\x04view\x18\x01 \x01(\x0b\x32\x13.genial.v1.GameView\x12 \n\x06\x65vents\x18\x02 \x03(\x0b\x32\x10.genial.v1.Event\x12\x0f\n\x07version\x18\x03 \x01(\x03\"x\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\x12\x0e\n\x06ticket\x18\x03 \x01(\t\x12-\n\tread_mask\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\"+\n\x18\x43reateWatchTicketRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\\\n\x19\x43reateWatchTicketResponse\x12\x0e\n\x06ticket\x18\x01 \x01(\t\x12/\n\x0b\x65xpire_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"}\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12 \n\x06\x65vents\x18\x02 \x03(\x0b\x32\x10.genial.v1.Event\x12!\n\x04view\x18\x03 \x01(\x0b\x32\x13.genial.v1.GameView\x12\x12\n\nkeep_alive\x18\x04 \x01(\x08\"K\n\x11GetHistoryRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\xd5\x01\n\x12GetHistoryResponse\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\r\n\x05seats\x18\x02 \x01(\x05\x12\'\n\x07options\x18\x03 \x01(\x0b\x32\x16.genial.v1.GameOptions\x12\x13\n\x0bseed_sha256\x18\x04 \x01(\t\x12\x0c\n\x04seed\x18\x05 \x01(\t\x12(\n\x07\x65ntries\x18\x06 \x03(\x0b\x32\x17.genial.v1.HistoryEntry\x12\x17\n\x0fnext_page_token\x18\x07 \x01(\t\"\x81\x01\n\x0cHistoryEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x1d\n\x04move\x18\x03 \x01(\x0b\x32\x0f.genial.v1.Move\x12 \n\x06\x65vents\x18\x04 \x03(\x0b\x32\x10.genial.v1.Event\x12\x11\n\tautomatic\x18\x05 \x01(\x08\"\\\n\x10ListGamesRequest\x12!\n\x04kind\x18\x01 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"S\n\x11ListGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x16.genial.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\" \n\rResignRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"3\n\x0eResignResponse\x12!\n\x04view\x18\x01 \x01(\x0b\x32\x13.genial.v1.GameView\"!\n\x0eRematchRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"E\n\x0fRematchResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04view\x18\x02 \x01(\x0b\x32\x13.genial.v1.GameView2\xb5\t\n\x0bGameService\x12_\n\nCreateGame\x12\x1c.genial.v1.CreateGameRequest\x1a\x1d.genial.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12i\n\x08JoinGame\x12\x1a.genial.v1.JoinGameRequest\x1a\x1b.genial.v1.JoinGameResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/seats:\x01*\x12]\n\x07GetGame\x12\x19.genial.v1.GetGameRequest\x1a\x1a.genial.v1.GetGameResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/games/{game_id}\x12~\n\x0eListLegalMoves\x12 .genial.v1.ListLegalMovesRequest\x1a!.genial.v1.ListLegalMovesResponse\"\'\x82\xd3\xe4\x93\x02!\x12\x1f/v1/games/{game_id}/legal-moves\x12i\n\x08MakeMove\x12\x1a.genial.v1.MakeMoveRequest\x1a\x1b.genial.v1.MakeMoveResponse\"$\x82\xd3\xe4\x93\x02\x1e\"\x19/v1/games/{game_id}/moves:\x01*\x12l\n\tWatchGame\x12\x1b.genial.v1.WatchGameRequest\x1a\x1c.genial.v1.WatchGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/games/{game_id}/events0\x01\x12\x8c\x01\n\x11\x43reateWatchTicket\x12#.genial.v1.CreateWatchTicketRequest\x1a$.genial.v1.CreateWatchTicketResponse\",\x82\xd3\xe4\x93\x02&\"!/v1/games/{game_id}/watch-tickets:\x01*\x12n\n\nGetHistory\x12\x1c.genial.v1.GetHistoryRequest\x1a\x1d.genial.v1.GetHistoryResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/games/{game_id}/history\x12Y\n\tListGames\x12\x1b.genial.v1.ListGamesRequest\x1a\x1c.genial.v1.ListGamesResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/games\x12\x61\n\x06Resign\x12\x18.genial.v1.ResignRequest\x1a\x19.genial.v1.ResignResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x1a/v1/games/{game_id}/resign\x12\x65\n\x07Rematch\x12\x19.genial.v1.RematchRequest\x1a\x1a.genial.v1.RematchResponse\"#\x82\xd3\xe4\x93\x02\x1d\"\x1b/v1/games/{game_id}/rematchb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -56,54 +57,54 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMESERVICE'].methods_by_name['Resign']._serialized_options = b'\202\323\344\223\002\034\"\032/v1/games/{game_id}/resign'
   _globals['_GAMESERVICE'].methods_by_name['Rematch']._loaded_options = None
   _globals['_GAMESERVICE'].methods_by_name['Rematch']._serialized_options = b'\202\323\344\223\002\035\"\033/v1/games/{game_id}/rematch'
-  _globals['_CREATEGAMEREQUEST']._serialized_start=130
-  _globals['_CREATEGAMEREQUEST']._serialized_end=318
-  _globals['_SEATBOT']._serialized_start=320
-  _globals['_SEATBOT']._serialized_end=385
-  _globals['_CREATEGAMERESPONSE']._serialized_start=387
-  _globals['_CREATEGAMERESPONSE']._serialized_end=480
-  _globals['_JOINGAMEREQUEST']._serialized_start=482
-  _globals['_JOINGAMEREQUEST']._serialized_end=566
-  _globals['_JOINGAMERESPONSE']._serialized_start=568
-  _globals['_JOINGAMERESPONSE']._serialized_end=657
-  _globals['_GETGAMEREQUEST']._serialized_start=659
-  _globals['_GETGAMEREQUEST']._serialized_end=692
-  _globals['_GETGAMERESPONSE']._serialized_start=694
-  _globals['_GETGAMERESPONSE']._serialized_end=746
-  _globals['_LISTLEGALMOVESREQUEST']._serialized_start=748
-  _globals['_LISTLEGALMOVESREQUEST']._serialized_end=788
-  _globals['_LISTLEGALMOVESRESPONSE']._serialized_start=790
-  _globals['_LISTLEGALMOVESRESPONSE']._serialized_end=863
-  _globals['_MAKEMOVEREQUEST']._serialized_start=866
-  _globals['_MAKEMOVEREQUEST']._serialized_end=1003
-  _globals['_MAKEMOVERESPONSE']._serialized_start=1005
-  _globals['_MAKEMOVERESPONSE']._serialized_end=1109
-  _globals['_WATCHGAMEREQUEST']._serialized_start=1111
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1184
-  _globals['_CREATEWATCHTICKETREQUEST']._serialized_start=1186
-  _globals['_CREATEWATCHTICKETREQUEST']._serialized_end=1229
-  _globals['_CREATEWATCHTICKETRESPONSE']._serialized_start=1231
-  _globals['_CREATEWATCHTICKETRESPONSE']._serialized_end=1323
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1325
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1450
-  _globals['_GETHISTORYREQUEST']._serialized_start=1452
-  _globals['_GETHISTORYREQUEST']._serialized_end=1527
-  _globals['_GETHISTORYRESPONSE']._serialized_start=1530
-  _globals['_GETHISTORYRESPONSE']._serialized_end=1743
-  _globals['_HISTORYENTRY']._serialized_start=1746
-  _globals['_HISTORYENTRY']._serialized_end=1875
-  _globals['_LISTGAMESREQUEST']._serialized_start=1877
-  _globals['_LISTGAMESREQUEST']._serialized_end=1969
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1971
-  _globals['_LISTGAMESRESPONSE']._serialized_end=2054
-  _globals['_RESIGNREQUEST']._serialized_start=2056
-  _globals['_RESIGNREQUEST']._serialized_end=2088
-  _globals['_RESIGNRESPONSE']._serialized_start=2090
-  _globals['_RESIGNRESPONSE']._serialized_end=2141
-  _globals['_REMATCHREQUEST']._serialized_start=2143
-  _globals['_REMATCHREQUEST']._serialized_end=2176
-  _globals['_REMATCHRESPONSE']._serialized_start=2178
-  _globals['_REMATCHRESPONSE']._serialized_end=2247
-  _globals['_GAMESERVICE']._serialized_start=2250
-  _globals['_GAMESERVICE']._serialized_end=3455
+  _globals['_CREATEGAMEREQUEST']._serialized_start=164
+  _globals['_CREATEGAMEREQUEST']._serialized_end=352
+  _globals['_SEATBOT']._serialized_start=354
+  _globals['_SEATBOT']._serialized_end=419
+  _globals['_CREATEGAMERESPONSE']._serialized_start=421
+  _globals['_CREATEGAMERESPONSE']._serialized_end=514
+  _globals['_JOINGAMEREQUEST']._serialized_start=516
+  _globals['_JOINGAMEREQUEST']._serialized_end=600
+  _globals['_JOINGAMERESPONSE']._serialized_start=602
+  _globals['_JOINGAMERESPONSE']._serialized_end=691
+  _globals['_GETGAMEREQUEST']._serialized_start=693
+  _globals['_GETGAMEREQUEST']._serialized_end=773
+  _globals['_GETGAMERESPONSE']._serialized_start=775
+  _globals['_GETGAMERESPONSE']._serialized_end=827
+  _globals['_LISTLEGALMOVESREQUEST']._serialized_start=829
+  _globals['_LISTLEGALMOVESREQUEST']._serialized_end=869
+  _globals['_LISTLEGALMOVESRESPONSE']._serialized_start=871
+  _globals['_LISTLEGALMOVESRESPONSE']._serialized_end=944
+  _globals['_MAKEMOVEREQUEST']._serialized_start=947
+  _globals['_MAKEMOVEREQUEST']._serialized_end=1131
+  _globals['_MAKEMOVERESPONSE']._serialized_start=1133
+  _globals['_MAKEMOVERESPONSE']._serialized_end=1237
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1239
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1359
+  _globals['_CREATEWATCHTICKETREQUEST']._serialized_start=1361
+  _globals['_CREATEWATCHTICKETREQUEST']._serialized_end=1404
+  _globals['_CREATEWATCHTICKETRESPONSE']._serialized_start=1406
+  _globals['_CREATEWATCHTICKETRESPONSE']._serialized_end=1498
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1500
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1625
+  _globals['_GETHISTORYREQUEST']._serialized_start=1627
+  _globals['_GETHISTORYREQUEST']._serialized_end=1702
+  _globals['_GETHISTORYRESPONSE']._serialized_start=1705
+  _globals['_GETHISTORYRESPONSE']._serialized_end=1918
+  _globals['_HISTORYENTRY']._serialized_start=1921
+  _globals['_HISTORYENTRY']._serialized_end=2050
+  _globals['_LISTGAMESREQUEST']._serialized_start=2052
+  _globals['_LISTGAMESREQUEST']._serialized_end=2144
+  _globals['_LISTGAMESRESPONSE']._serialized_start=2146
+  _globals['_LISTGAMESRESPONSE']._serialized_end=2229
+  _globals['_RESIGNREQUEST']._serialized_start=2231
+  _globals['_RESIGNREQUEST']._serialized_end=2263
+  _globals['_RESIGNRESPONSE']._serialized_start=2265
+  _globals['_RESIGNRESPONSE']._serialized_end=2316
+  _globals['_REMATCHREQUEST']._serialized_start=2318
+  _globals['_REMATCHREQUEST']._serialized_end=2351
+  _globals['_REMATCHRESPONSE']._serialized_start=2353
+  _globals['_REMATCHRESPONSE']._serialized_end=2422
+  _globals['_GAMESERVICE']._serialized_start=2425
+  _globals['_GAMESERVICE']._serialized_end=3630
 # @@protoc_insertion_point(module_scope)

@@ -2,6 +2,7 @@ import datetime
 
 from genial.v1 import types_pb2 as _types_pb2
 from google.api import annotations_pb2 as _annotations_pb2
+from google.protobuf import field_mask_pb2 as _field_mask_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -64,10 +65,12 @@ class JoinGameResponse(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_token: _Optional[str] = ..., view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ...) -> None: ...
 
 class GetGameRequest(_message.Message):
-    __slots__ = ("game_id",)
+    __slots__ = ("game_id", "read_mask")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    READ_MASK_FIELD_NUMBER: _ClassVar[int]
     game_id: str
-    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+    read_mask: _field_mask_pb2.FieldMask
+    def __init__(self, game_id: _Optional[str] = ..., read_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ...) -> None: ...
 
 class GetGameResponse(_message.Message):
     __slots__ = ("view",)
@@ -90,16 +93,18 @@ class ListLegalMovesResponse(_message.Message):
     def __init__(self, moves: _Optional[_Iterable[_Union[_types_pb2.Move, _Mapping]]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class MakeMoveRequest(_message.Message):
-    __slots__ = ("game_id", "move", "expected_version", "request_id")
+    __slots__ = ("game_id", "move", "expected_version", "request_id", "read_mask")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    READ_MASK_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     move: _types_pb2.Move
     expected_version: int
     request_id: str
-    def __init__(self, game_id: _Optional[str] = ..., move: _Optional[_Union[_types_pb2.Move, _Mapping]] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+    read_mask: _field_mask_pb2.FieldMask
+    def __init__(self, game_id: _Optional[str] = ..., move: _Optional[_Union[_types_pb2.Move, _Mapping]] = ..., expected_version: _Optional[int] = ..., request_id: _Optional[str] = ..., read_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ...) -> None: ...
 
 class MakeMoveResponse(_message.Message):
     __slots__ = ("view", "events", "version")
@@ -112,14 +117,16 @@ class MakeMoveResponse(_message.Message):
     def __init__(self, view: _Optional[_Union[_types_pb2.GameView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_types_pb2.Event, _Mapping]]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class WatchGameRequest(_message.Message):
-    __slots__ = ("game_id", "from_version", "ticket")
+    __slots__ = ("game_id", "from_version", "ticket", "read_mask")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     FROM_VERSION_FIELD_NUMBER: _ClassVar[int]
     TICKET_FIELD_NUMBER: _ClassVar[int]
+    READ_MASK_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     from_version: int
     ticket: str
-    def __init__(self, game_id: _Optional[str] = ..., from_version: _Optional[int] = ..., ticket: _Optional[str] = ...) -> None: ...
+    read_mask: _field_mask_pb2.FieldMask
+    def __init__(self, game_id: _Optional[str] = ..., from_version: _Optional[int] = ..., ticket: _Optional[str] = ..., read_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ...) -> None: ...
 
 class CreateWatchTicketRequest(_message.Message):
     __slots__ = ("game_id",)

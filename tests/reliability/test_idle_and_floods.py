@@ -188,12 +188,24 @@ def test_ten_thousand_watchers_cost_memory_not_connections(
             table.tokens[0],
         )
 
-        async def next_change(call: Any) -> int:
-            while (answer := await call.read()).keep_alive:
-                pass
-            return int(answer.version)
+        async def next_change(i: int, call: Any) -> int:
+            """The version of the next change; told to retry, the watcher resumes from the
+            version it saw (0), as the SDKs do."""
+            while True:
+                try:
+                    while (answer := await call.read()).keep_alive:
+                        pass
+                    return int(answer.version)
+                except grpc.aio.AioRpcError as err:
+                    if err.code() != grpc.StatusCode.UNAVAILABLE:
+                        raise
+                    count(watch_resumes=1)
+                    stub = api_grpc.GameServiceStub(channels[i // STREAMS_PER_CHANNEL])
+                    call = stub.WatchGame(
+                        api.WatchGameRequest(game_id=table.game_id, from_version=0)
+                    )
 
-        versions = await asyncio.gather(*(next_change(call) for call in calls))
+        versions = await asyncio.gather(*(next_change(i, c) for i, c in enumerate(calls)))
         fan_out = time.monotonic() - start
         assert set(versions) == {1}
         for channel in channels:

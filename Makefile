@@ -136,8 +136,10 @@ typecheck: install $(VENV)/.load
 # tests/web drives chromium, rebuilds the web client and lints the OpenAPI document with
 # Redocly (root node_modules). The suites that take minutes (faults, fuzzing, Redis
 # Cluster) have their own target.
+# Two processes: most tests wait on workers, browsers and timers, not on a core.
+TEST_PROCESSES ?= 2
 unit: install redis sandbox promtool protoc chromium $(BUF) $(TS_MODULES) $(WEB_MODULES)
-	$(PY) -m pytest -q --ignore=tests/reliability
+	$(PY) -m pytest -q -n $(TEST_PROCESSES) --ignore=tests/reliability
 
 test-reliability: install redis
 	$(PY) -m pytest -q tests/reliability

@@ -33,6 +33,8 @@ class MemoryStore(MemoryPlayers):
     """The embedded store: the same semantics in one process (a single worker only)."""
 
     name = "memory"
+    generation = 0
+    """Nothing it acknowledged is ever lost."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()

@@ -14,15 +14,20 @@ import hashlib
 import time
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.sentinel import Sentinel
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .base import Entry, EntryId, Follower, Quota, Record, Write, WriteResult
-from .redis_changes import RedisLogChanges
+from .redis_changes import SUBSCRIBER_OPTIONS, RedisLogChanges
 from .redis_link import Command, RedisLink
 from .redis_players import FOLLOW_UPS_KEY, RedisPlayers
 
@@ -69,13 +74,41 @@ def unpack_record(raw: bytes) -> Record:
     return Record(data[meta_length:], data[:meta_length], version, rev)
 
 
+@dataclass(frozen=True)
+class Sentinels:
+    """Where the Sentinels are, and the name of the master they watch."""
+
+    addresses: list[tuple[str, int]]
+    master: str
+    password: str | None = None
+
+    @classmethod
+    def parse(cls, addresses: str, master: str, password: str = "") -> Sentinels:
+        """From `host:port,[v6 address]:port,...`."""
+        found = []
+        for address in filter(None, (a.strip() for a in addresses.split(","))):
+            host, colon, port = address.rpartition(":")
+            if not colon or not port.isdigit() or not host:
+                raise ValueError(f"a Sentinel's address is host:port, not {address!r}")
+            found.append((host.removeprefix("[").removesuffix("]"), int(port)))
+        return cls(found, master, password or None)
+
+
+Wait = tuple[int, int]
+"""Replicas a move must reach before it is acknowledged, and the most milliseconds to wait."""
+
+
 class Commands(Protocol):
     """Commands as the move path sends them: one, or several in one round trip."""
 
+    generation: int
+    """Connections lost so far: a record kept from before one may have been lost with it."""
+
     async def call(self, *command: str | bytes | int | float) -> Any: ...
 
-    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
-        """Replies in order; error replies are returned, not raised."""
+    async def pipeline(self, commands: Sequence[Command], *, wait: Wait | None = None) -> list[Any]:
+        """Replies in order; error replies are returned, not raised. With `wait`, the
+        reply of a WAIT for what the commands wrote comes last."""
         ...
 
 
@@ -84,15 +117,33 @@ class ClientCommands:
 
     def __init__(self, client: aioredis.Redis | RedisCluster) -> None:
         self._client = client
+        self.generation = 0
 
     async def call(self, *command: str | bytes | int | float) -> Any:
-        return await self._client.execute_command(*command)
+        try:
+            return await self._client.execute_command(*command)
+        except (RedisConnectionError, RedisTimeoutError):
+            self.generation += 1
+            raise
 
-    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
-        async with self._client.pipeline(transaction=False) as pipe:
-            for command in commands:
-                pipe.execute_command(*command)
-            return list(await pipe.execute(raise_on_error=False))
+    async def pipeline(self, commands: Sequence[Command], *, wait: Wait | None = None) -> list[Any]:
+        if wait is not None and isinstance(self._client, RedisCluster):
+            # WAIT has no key: redis-py would send it to every primary on connections of
+            # their own, where it waits for nothing.
+            raise ValueError("waiting for replicas is not supported on Redis Cluster")
+        try:
+            async with self._client.pipeline(transaction=False) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                if wait is not None:  # one connection for the whole pipeline
+                    pipe.execute_command("WAIT", *wait)
+                replies = list(await pipe.execute(raise_on_error=False))
+        except (RedisConnectionError, RedisTimeoutError):
+            self.generation += 1
+            raise
+        if any(isinstance(r, (RedisConnectionError, RedisTimeoutError)) for r in replies):
+            self.generation += 1
+        return replies
 
     async def close(self) -> None:
         pass  # the client is closed with the store
@@ -111,7 +162,10 @@ class _Script:
         try:
             return await commands.call(*self.by_sha(keys, args))
         except NoScriptError:
-            return await commands.call("EVAL", self.source, len(keys), *keys, *args)
+            return await commands.call(*self.in_full(keys, args))
+
+    def in_full(self, keys: Sequence[str], args: Sequence[str | bytes | int]) -> Command:
+        return ("EVAL", self.source, len(keys), *keys, *args)
 
     def by_sha(self, keys: Sequence[str], args: Sequence[str | bytes | int]) -> Command:
         return ("EVALSHA", self.sha, len(keys), *keys, *args)
@@ -120,25 +174,42 @@ class _Script:
 ScriptCall = tuple[_Script, Sequence[str], Sequence[str | bytes | int]]
 
 
+def _forgot(reply: Any) -> bool:
+    return isinstance(reply, NoScriptError) or (
+        isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
+    )
+
+
 async def run_in_order(
-    commands: Commands, first: Sequence[Command], calls: Sequence[ScriptCall]
+    commands: Commands,
+    first: Sequence[Command],
+    calls: Sequence[ScriptCall],
+    wait: Wait | None = None,
 ) -> list[Any]:
     """Commands, then scripts, in one round trip and in this order (on one connection Redis
     runs them so); a script Redis forgot (after a restart) is sent again in full. The
-    replies of the scripts; an error reply is raised."""
-    replies = await commands.pipeline([*first, *(s.by_sha(k, a) for s, k, a in calls)])
+    replies of the scripts; an error reply is raised.
+
+    With `wait`, a WAIT follows them; fewer replicas than asked confirming in time is a
+    `RedisTimeoutError` (the writes are made on the master, not acknowledged)."""
+    sent = [*first, *(s.by_sha(k, a) for s, k, a in calls)]
+    replies = await commands.pipeline(sent, wait=wait)
+    replicas = replies.pop() if wait is not None else None
     for reply in replies[: len(first)]:
         if isinstance(reply, Exception):
             raise reply
     found = replies[len(first) :]
     for i, (reply, (script, keys, args)) in enumerate(zip(found, calls, strict=True)):
-        forgot = isinstance(reply, NoScriptError) or (
-            isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
-        )
-        if forgot:
+        if _forgot(reply) and wait is None:
             found[i] = await script(commands, keys, args)
-        elif isinstance(reply, Exception):
-            raise reply
+        elif _forgot(reply):  # sent again in full, and waited for again
+            found[i], replicas = await commands.pipeline([script.in_full(keys, args)], wait=wait)
+        if isinstance(found[i], Exception):
+            raise found[i]
+    if wait is not None and (not isinstance(replicas, int) or replicas < wait[0]):
+        raise RedisTimeoutError(
+            f"{replicas} of {wait[0]} Redis replicas confirmed the write within {wait[1]} ms"
+        )
     return found
 
 
@@ -158,10 +229,13 @@ class RedisStore(RedisPlayers):
         client: aioredis.Redis | RedisCluster,
         commands: RedisLink | ClientCommands,
         changes: RedisLogChanges,
+        wait: Wait | None = None,
     ) -> None:
         self._redis = client
         self._commands = commands
         self.changes = changes
+        self._wait = wait
+        """Replicas a move must reach before it is acknowledged (WAIT), if any."""
         self._write = _Script("write.lua")
         self._create = _Script("create.lua")
         self._reschedule = _Script("reschedule.lua")
@@ -173,27 +247,107 @@ class RedisStore(RedisPlayers):
         self._read_events = _Script("player_events.lua")
 
     @classmethod
-    def from_url(cls, url: str, *, cluster: bool = False, timeout: float = 2.0) -> RedisStore:
+    def from_url(
+        cls,
+        url: str,
+        *,
+        cluster: bool = False,
+        timeout: float = 2.0,
+        password: str | None = None,
+        sentinels: Sentinels | None = None,
+        wait: Wait | None = None,
+    ) -> RedisStore:
+        """The store at `url`; `password` wins over the URL's. With `sentinels`, the master
+        they name (the URL, which may be empty, gives only the scheme, user and database).
+        `wait`: a move is acknowledged once that many replicas confirm it (not on Cluster).
+        """
+        if wait is not None and cluster:
+            raise ValueError("waiting for replicas is not supported on Redis Cluster")
+        if sentinels is not None:
+            return cls._through_sentinels(url, sentinels, timeout, password, wait)
+        options: dict[str, Any] = {"password": password} if password else {}
         if cluster:
             cluster_client = RedisCluster.from_url(
                 url,
                 socket_timeout=timeout,
                 socket_connect_timeout=timeout,
                 health_check_interval=15,
+                **options,
             )
             return cls(
-                cluster_client, ClientCommands(cluster_client), RedisLogChanges(url, timeout)
+                cluster_client,
+                ClientCommands(cluster_client),
+                RedisLogChanges.from_url(url, timeout, password),
             )
         client = aioredis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=15
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            health_check_interval=15,
+            **options,
         )
         # unix:// and URLs with options stay with redis-py, which follows them all.
-        lean = RedisLink.understands(url)
-        return cls(
-            client,
-            RedisLink.from_url(url, timeout) if lean else ClientCommands(client),
-            RedisLogChanges(url, timeout),
+        commands: RedisLink | ClientCommands = ClientCommands(client)
+        if RedisLink.understands(url):
+            commands = RedisLink.from_url(url, timeout)
+            commands.password = password or commands.password
+        return cls(client, commands, RedisLogChanges.from_url(url, timeout, password), wait)
+
+    @classmethod
+    def _through_sentinels(
+        cls,
+        url: str,
+        sentinels: Sentinels,
+        timeout: float,
+        password: str | None,
+        wait: Wait | None,
+    ) -> RedisStore:
+        parts = urlsplit(url or "redis://")
+        if parts.scheme not in RedisLink.SCHEMES or set(parse_qs(parts.query)) - {"db"}:
+            raise ValueError("behind Sentinel the URL is redis:// or rediss:// with a database")
+        query = parse_qs(parts.query)
+        db = int(query["db"][0] if "db" in query else parts.path.strip("/") or 0)
+        username = unquote(parts.username) if parts.username else None
+        password = password or (unquote(parts.password) if parts.password else None)
+        tls = parts.scheme == "rediss"
+        timeouts: dict[str, Any] = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            sentinels.addresses,
+            sentinel_kwargs={"password": sentinels.password, **timeouts},
+            db=db,
+            username=username,
+            password=password,
+            ssl=tls,
         )
+        client = sentinel.master_for(sentinels.master, health_check_interval=15, **timeouts)
+        subscriber_options: dict[str, Any] = {
+            "socket_connect_timeout": timeout,
+            **SUBSCRIBER_OPTIONS,
+        }
+        subscriber = sentinel.master_for(sentinels.master, **subscriber_options)
+
+        async def master() -> tuple[str, int]:
+            host, port = await sentinel.discover_master(sentinels.master)
+            return str(host), int(port)
+
+        link = RedisLink(
+            "",
+            0,
+            db=db,
+            username=username,
+            password=password,
+            tls=tls,
+            timeout=timeout,
+            resolve=master,
+        )
+        return cls(client, link, RedisLogChanges(subscriber), wait)
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever the move path's connection was lost: a record this worker kept
+        from before may be one that a failover lost (and its rev reached again by other
+        moves), so it is read anew."""
+        return self._commands.generation
 
     async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
         game_key, log_key, _, _ = _keys(game_id)
@@ -241,6 +395,10 @@ class RedisStore(RedisPlayers):
         ]
         if write.follow_up:
             reply = await self._write_after_intent(game_id, write.follow_up, keys, args)
+        elif self._wait is not None:
+            (reply,) = await run_in_order(
+                self._commands, [], [(self._write, keys, args)], self._wait
+            )
         else:
             reply = await self._write(self._commands, keys, args)
         status = int(reply[0])
@@ -262,8 +420,13 @@ class RedisStore(RedisPlayers):
         intent: Command = ("ZADD", FOLLOW_UPS_KEY, repr(due), game_id)
         if not isinstance(self._commands, RedisLink):
             await self._commands.call(*intent)
-            return await self._write(self._commands, keys, args)
-        (reply,) = await run_in_order(self._commands, [intent], [(self._write, keys, args)])
+            (reply,) = await run_in_order(
+                self._commands, [], [(self._write, keys, args)], self._wait
+            )
+            return reply
+        (reply,) = await run_in_order(
+            self._commands, [intent], [(self._write, keys, args)], self._wait
+        )
         return reply
 
     async def entries(

@@ -15,12 +15,6 @@ AWAITED_SETTINGS: dict[str, tuple[type, Any]] = {
     "cors_origins": (str, ""),
     "trusted_proxies": (str, ""),
     "otlp_endpoint": (str, ""),
-    "redis_sentinels": (str, ""),
-    "redis_sentinel_master": (str, "mymaster"),
-    "redis_password": (str, ""),
-    "redis_sentinel_password": (str, ""),
-    "redis_wait_replicas": (int, 0),
-    "redis_wait_timeout_ms": (int, 500),
     "tls_cert_file": (str, ""),
     "tls_key_file": (str, ""),
 }

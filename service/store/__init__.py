@@ -48,7 +48,7 @@ def open_store(settings: Settings) -> GameStore:
     if scheme in MEMORY_SCHEMES and not settings.redis_sentinels:
         log.warning("using the in-process store: games live in this process only (one worker)")
         return MemoryStore()
-    if scheme not in REDIS_SCHEMES:
+    if scheme not in REDIS_SCHEMES and not settings.redis_sentinels:
         raise ValueError(f"no store for {scheme!r} URLs; one of memory, redis, rediss, unix")
     from .redis import RedisStore, Sentinels  # noqa: PLC0415  (redis loads only when used)
 

@@ -435,8 +435,12 @@ class RedisStore(RedisPlayers):
         _, log_key, _, _ = _keys(game_id)
         last = "+" if until is None else _stream_id(until)
         rows = await self._commands.call("XRANGE", log_key, f"({_stream_id(after)}", last)
-        # Each row is [id, [field, value]]: the one field "d".
-        return [Entry(_entry_id(rid), fields[1]) for rid, fields in rows]
+        # Each row is [id, [field, value]]: the one field "d" (redis-py's client, on Cluster
+        # and Unix sockets, makes the fields a dict).
+        return [
+            Entry(_entry_id(rid), fields[b"d"] if isinstance(fields, dict) else fields[1])
+            for rid, fields in rows
+        ]
 
     async def snapshot(self, game_id: str, version: int) -> bytes | None:
         _, _, _, snapshots_key = _keys(game_id)

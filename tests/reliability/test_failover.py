@@ -120,7 +120,7 @@ def cluster_master_of(nodes: list[RedisServer], game_id: str) -> RedisServer:
     for node in nodes:
         if node.proc is None or node.proc.poll() is not None:
             continue
-        with redis.RedisCluster(port=node.port) as client:
+        with redis.RedisCluster(host="127.0.0.1", port=node.port) as client:
             found = client.get_node_from_key(f"genial:{{{game_id}}}:game")
             return next(n for n in nodes if n.port == found.port)
     raise AssertionError("no cluster node answers")

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -50,6 +50,17 @@ def _quota_keys(address: str) -> list[str]:
     """An address's waiting games and its creations this minute, in one slot."""
     minute = int(time.time() // 60)
     return [f"genial:quota:{{{address}}}:waiting", f"genial:quota:{{{address}}}:{minute}"]
+
+
+def with_password(url: str, password: str) -> str:
+    """`url` with `password` in place of its own (redis-py takes a URL's over an argument)."""
+    parts = urlsplit(url)
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    netloc = f"{user}:{quote(password, safe='')}@{host}"
+    if parts.scheme == "unix":  # unix://[user:password@]/path
+        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _stream_id(entry_id: EntryId) -> str:
@@ -265,33 +276,31 @@ class RedisStore(RedisPlayers):
             raise ValueError("waiting for replicas is not supported on Redis Cluster")
         if sentinels is not None:
             return cls._through_sentinels(url, sentinels, timeout, password, wait)
-        options: dict[str, Any] = {"password": password} if password else {}
+        if password:
+            url = with_password(url, password)
         if cluster:
             cluster_client = RedisCluster.from_url(
                 url,
                 socket_timeout=timeout,
                 socket_connect_timeout=timeout,
                 health_check_interval=15,
-                **options,
             )
             return cls(
                 cluster_client,
                 ClientCommands(cluster_client),
-                RedisLogChanges.from_url(url, timeout, password),
+                RedisLogChanges.from_url(url, timeout),
             )
         client = aioredis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            health_check_interval=15,
-            **options,
+            url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=15
         )
         # unix:// and URLs with options stay with redis-py, which follows them all.
-        commands: RedisLink | ClientCommands = ClientCommands(client)
-        if RedisLink.understands(url):
-            commands = RedisLink.from_url(url, timeout)
-            commands.password = password or commands.password
-        return cls(client, commands, RedisLogChanges.from_url(url, timeout, password), wait)
+        lean = RedisLink.understands(url)
+        return cls(
+            client,
+            RedisLink.from_url(url, timeout) if lean else ClientCommands(client),
+            RedisLogChanges.from_url(url, timeout),
+            wait,
+        )
 
     @classmethod
     def _through_sentinels(

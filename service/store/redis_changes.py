@@ -53,11 +53,8 @@ class RedisLogChanges:
         self._listener: asyncio.Task[None] | None = None
 
     @classmethod
-    def from_url(cls, url: str, timeout: float, password: str | None = None) -> RedisLogChanges:
-        options = {"password": password} if password else {}
-        return cls(
-            aioredis.from_url(url, socket_connect_timeout=timeout, **SUBSCRIBER_OPTIONS, **options)
-        )
+    def from_url(cls, url: str, timeout: float) -> RedisLogChanges:
+        return cls(aioredis.from_url(url, socket_connect_timeout=timeout, **SUBSCRIBER_OPTIONS))
 
     async def follow(self, game_id: str) -> Follower:
         """A follower of `game_id`, once this worker's subscription to it is confirmed (so no

@@ -245,6 +245,22 @@ class Replicated:
         port = self.master_port()
         return next(s for s in self.servers if s.port == port)
 
+    def in_sync(self) -> bool:
+        """Whether every replica is done with its full sync and every Sentinel knows every
+        replica and the other Sentinels."""
+        replicas, others = len(self.servers) - 1, len(self.sentinels) - 1
+        with redis.Redis(port=self.master_port()) as client:
+            info = client.info("replication")
+            online = [info.get(f"slave{n}", {}).get("state") for n in range(replicas)]
+            if online != ["online"] * replicas:
+                return False
+        for sentinel in self.sentinels:
+            with redis.Redis(port=sentinel.port) as client:
+                state = client.sentinel_master(SENTINEL_MASTER)
+                if (state["num-slaves"], state["num-other-sentinels"]) != (replicas, others):
+                    return False
+        return True
+
     def stop(self) -> None:
         for server in [*self.sentinels, *self.servers]:
             server.stop()
@@ -254,12 +270,16 @@ def start_replicated(directory: Path, replicas: int = 2, sentinels: int = 3) -> 
     """A master with `replicas` replicas and `sentinels` Sentinels (quorum: a majority), which
     call a master down after 500 ms without an answer; once every replica is in sync and
     every Sentinel knows the others."""
-    master = RedisServer(directory / "master", ())
+    # A replica's full sync starts at once (Redis waits 5 s for more replicas by default).
+    sync = ("--repl-diskless-sync-delay", "0")
+    master = RedisServer(directory / "master", sync)
     master.start()
     servers = [master]
     for n in range(replicas):
         servers.append(
-            RedisServer(directory / f"replica{n}", ("--replicaof", "127.0.0.1", str(master.port)))
+            RedisServer(
+                directory / f"replica{n}", (*sync, "--replicaof", "127.0.0.1", str(master.port))
+            )
         )
         servers[-1].start()
     watching: list[RedisServer] = []
@@ -276,22 +296,7 @@ def start_replicated(directory: Path, replicas: int = 2, sentinels: int = 3) -> 
         sentinel.start()
         watching.append(sentinel)
     found = Replicated(servers, watching)
-
-    def settled() -> bool:
-        with redis.Redis(port=master.port) as client:
-            if client.info("replication")["connected_slaves"] != replicas:
-                return False
-        for sentinel in watching:
-            with redis.Redis(port=sentinel.port) as client:
-                state = client.sentinel_master(SENTINEL_MASTER)
-                if (state["num-slaves"], state["num-other-sentinels"]) != (
-                    replicas,
-                    sentinels - 1,
-                ):
-                    return False
-        return True
-
-    wait_until(settled, 30, 0.2)
+    wait_until(found.in_sync, 30, 0.1)
     return found
 
 

@@ -91,3 +91,26 @@ def test_it_follows_a_url_only_where_it_can_follow_all_of_it() -> None:
     assert not RedisLink.understands("redis://h:1/0?socket_keepalive=true")
     with pytest.raises(ValueError, match="cannot follow"):
         RedisLink.from_url("unix:///run/redis.sock", timeout=1)
+
+
+async def test_a_master_turned_replica_is_left_for_a_new_connection(tmp_path: Path) -> None:
+    """A failover makes the master a replica: its READONLY answer drops the connection, and
+    the next command connects anew (behind Sentinel: to the master there is now)."""
+    proc, port = start_redis(tmp_path / "a")
+    other, other_port = start_redis(tmp_path / "b")
+    link = RedisLink.from_url(f"redis://127.0.0.1:{port}/0", timeout=2)
+    try:
+        assert await link.call("SET", "k", "v")
+        await link.call("REPLICAOF", "127.0.0.1", other_port)
+        with pytest.raises(ResponseError, match="READONLY"):
+            await link.call("SET", "k", "w")
+        assert not link.connected
+        assert link.generation == 0
+        await link.call("REPLICAOF", "NO", "ONE")
+        assert await link.call("SET", "k", "w")
+        assert link.generation == 1
+    finally:
+        await link.close()
+        for each in (proc, other):
+            each.terminate()
+            each.wait(10)

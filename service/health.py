@@ -49,6 +49,7 @@ class StoreHealth:
         return _report(True, "ready")
 
     async def sample(self) -> None:
+        METRICS.redis_connections.set(self.store.connections())
         memory = await self.store.memory()
         if memory is not None:
             self.used, self.most = memory

@@ -176,5 +176,8 @@ class MemoryStore(MemoryPlayers):
     async def memory(self) -> None:
         return None
 
+    def connections(self) -> int:
+        return 0
+
     async def close(self) -> None:
         self._games.clear()

@@ -63,6 +63,17 @@ def with_password(url: str, password: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+def _pooled(client: aioredis.Redis | RedisCluster) -> int:
+    """Connections open in a redis-py client's pools (redis-py keeps the counts private)."""
+    found: list[Any]
+    if isinstance(client, RedisCluster):
+        found = [c for node in client.get_nodes() for c in node._connections]
+    else:
+        pool = client.connection_pool
+        found = [*pool._available_connections, *pool._in_use_connections]
+    return sum(1 for connection in found if connection.is_connected)
+
+
 def _stream_id(entry_id: EntryId) -> str:
     return f"{entry_id[0]}-{entry_id[1]}"
 
@@ -546,6 +557,12 @@ class RedisStore(RedisPlayers):
             return bool(await self._redis.set("genial:ready", b"1", px=60_000))
         except (aioredis.RedisError, OSError):
             return False
+
+    def connections(self) -> int:
+        """The move path's link, and the connections of redis-py's pools (the lobby's and
+        the subscriber's; on Cluster one pool a node)."""
+        link = int(self._commands.connected) if isinstance(self._commands, RedisLink) else 0
+        return link + _pooled(self._redis) + _pooled(self.changes.client)
 
     async def close(self) -> None:
         await self.changes.close()

@@ -123,6 +123,10 @@ class RedisLogChanges:
         await self._pubsub.unsubscribe(*channels)
 
     @property
+    def client(self) -> aioredis.Redis:
+        return self._client
+
+    @property
     def followed(self) -> int:
         return len(self._wakeups.games)
 

@@ -15,7 +15,10 @@ import redis
 from genial import engine
 from genial.service import records
 from genial.service.credentials import token_digest
+from genial.service.health import StoreHealth
+from genial.service.metrics import METRICS
 from genial.service.records import GameMeta
+from genial.service.settings import Settings
 from genial.service.store import Entry, GameStore, MemoryStore, Record, Write
 from genial.service.store.base import REQUEST_IDS_KEPT
 from genial.service.store.redis import RedisStore
@@ -275,3 +278,19 @@ async def test_shared_counters_add_up_and_expire(store: GameStore) -> None:
     assert await store.add_counts({a: 2}, ttl=0.3) == {a: 5}  # the first ttl stands
     await asyncio.sleep(0.5)
     assert await store.add_counts({a: 1, b: 0}, ttl=10) == {a: 1, b: 0}
+
+
+async def test_the_connections_a_worker_holds_are_counted(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    assert store.connections() == 0
+    game = gid()
+    assert await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)  # the link
+    await store.lobby_add("dice", game, 1.0)  # redis-py's pool
+    follower = await store.follow(game)  # the subscriber's
+    assert store.connections() == 3
+    health = StoreHealth(store, Settings())
+    await health.sample()
+    assert METRICS.redis_connections._value.get() == 3
+    follower.close()
+    await store.close()
+    assert store.connections() == 0

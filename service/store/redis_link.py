@@ -174,6 +174,8 @@ class RedisLink:
     async def call(self, *command: str | bytes | int | float) -> Any:
         """One command's reply; an error reply is raised."""
         (reply,) = await self.pipeline([command])
+        if isinstance(reply, RedisConnectionError):
+            raise reply
         if isinstance(reply, ResponseError):
             if str(reply).startswith("NOSCRIPT"):
                 raise NoScriptError(str(reply))
@@ -183,7 +185,8 @@ class RedisLink:
     async def pipeline(
         self, commands: Sequence[Command], *, wait: tuple[int, int] | None = None
     ) -> list[Any]:
-        """The replies of several commands sent at once; error replies are returned.
+        """The replies of several commands sent at once; error replies (a replica's READONLY as a
+        connection error) are returned.
 
         `wait=(replicas, milliseconds)`: then a WAIT shared with the other commands of
         the batch that asked for one, whose reply (the replicas that confirmed) comes
@@ -204,8 +207,10 @@ class RedisLink:
             raise error from None
         if any(_read_only(reply) for reply in replies):
             # A master demoted to a replica by a failover: the next command connects to
-            # the master there is now.
+            # the master there is now. (A connection's failure, as redis-py's Sentinel
+            # connections report it.)
             protocol.close(RedisConnectionError("Redis is a replica now"))
+            replies = [RedisConnectionError(str(r)) if _read_only(r) else r for r in replies]
         return replies
 
     async def _connected(self) -> _Protocol:

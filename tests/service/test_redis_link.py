@@ -102,7 +102,7 @@ async def test_a_master_turned_replica_is_left_for_a_new_connection(tmp_path: Pa
     try:
         assert await link.call("SET", "k", "v")
         await link.call("REPLICAOF", "127.0.0.1", other_port)
-        with pytest.raises(ResponseError, match="READONLY"):
+        with pytest.raises(RedisConnectionError, match="READONLY"):
             await link.call("SET", "k", "w")
         assert not link.connected
         assert link.generation == 0

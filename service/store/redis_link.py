@@ -201,10 +201,13 @@ class RedisLink:
         except TimeoutError:
             error = RedisTimeoutError(f"Redis did not answer within {timeout} s")
             protocol.close(error)
-            for future in futures:  # failed with the connection: nobody else awaits them
-                if not future.cancelled():
-                    future.exception()
+            _settled(futures)
             raise error from None
+        except BaseException:
+            # The connection was lost (or the caller cancelled) with replies still due: the
+            # futures after the one that raised fail too, unawaited.
+            _settled(futures)
+            raise
         if any(_read_only(reply) for reply in replies):
             # A master demoted to a replica by a failover: the next command connects to
             # the master there is now. (A connection's failure, as redis-py's Sentinel
@@ -270,3 +273,15 @@ class RedisLink:
 
 def _read_only(reply: Any) -> bool:
     return isinstance(reply, ResponseError) and str(reply).startswith("READONLY")
+
+
+def _settled(futures: Sequence[asyncio.Future[Any]]) -> None:
+    """Nobody will await these futures: their exceptions (now or to come) are retrieved, so
+    that asyncio does not report them as never retrieved."""
+    for future in futures:
+        future.add_done_callback(_retrieve)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()

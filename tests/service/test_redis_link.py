@@ -4,6 +4,7 @@ flight, error replies, a password, a server that freezes, one that restarts."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 import time
 from pathlib import Path
@@ -114,3 +115,30 @@ async def test_a_master_turned_replica_is_left_for_a_new_connection(tmp_path: Pa
         for each in (proc, other):
             each.terminate()
             each.wait(10)
+
+
+async def test_replies_given_up_on_are_not_reported_unretrieved(tmp_path: Path) -> None:
+    """A call cancelled while its replies are due (its client went away), then the
+    connection lost: the replies' failures are not left for asyncio to report as "never
+    retrieved" (an ERROR in the worker's log)."""
+    proc, port = start_redis(tmp_path)
+    link = RedisLink.from_url(f"redis://127.0.0.1:{port}/0", timeout=5)
+    reported: list[dict[str, object]] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: reported.append(context))
+    try:
+        assert await link.call("PING") == b"PONG"
+        proc.send_signal(signal.SIGSTOP)
+        pending = asyncio.create_task(link.pipeline([("PING",), ("PING",), ("PING",)]))
+        await asyncio.sleep(0.2)
+        pending.cancel()
+        await asyncio.sleep(0.05)
+        proc.kill()
+        proc.wait(10)
+        with pytest.raises(RedisConnectionError):
+            await link.call("PING")
+        del pending
+        gc.collect()
+        await asyncio.sleep(0.05)
+        assert not reported
+    finally:
+        await link.close()

@@ -134,6 +134,13 @@ class Commands(Protocol):
         ...
 
 
+def _closed_under_it(err: RuntimeError) -> bool:
+    """redis-py's cluster client on uvloop writes on a node's connection that a failover
+    closed under it, and uvloop raises RuntimeError ("unable to perform operation on
+    <TCPTransport closed=True ...>"): a lost connection, as any other."""
+    return str(err).startswith("unable to perform operation on")
+
+
 class ClientCommands:
     """`Commands` through a redis-py client (for Redis Cluster, which routes by key)."""
 
@@ -147,6 +154,11 @@ class ClientCommands:
         except (RedisConnectionError, RedisTimeoutError):
             self.generation += 1
             raise
+        except RuntimeError as err:
+            if not _closed_under_it(err):
+                raise
+            self.generation += 1
+            raise RedisConnectionError(f"connection to Redis lost: {err}") from err
 
     async def pipeline(self, commands: Sequence[Command], *, wait: Wait | None = None) -> list[Any]:
         if wait is not None and isinstance(self._client, RedisCluster):
@@ -163,6 +175,11 @@ class ClientCommands:
         except (RedisConnectionError, RedisTimeoutError):
             self.generation += 1
             raise
+        except RuntimeError as err:
+            if not _closed_under_it(err):
+                raise
+            self.generation += 1
+            raise RedisConnectionError(f"connection to Redis lost: {err}") from err
         if any(isinstance(r, (RedisConnectionError, RedisTimeoutError)) for r in replies):
             self.generation += 1
         return replies

@@ -11,7 +11,9 @@ live game takes under 1 KiB with Redis's own overhead (a hash of four fields too
 from __future__ import annotations
 
 import hashlib
+import os
 import time
+import traceback
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -134,11 +136,18 @@ class Commands(Protocol):
         ...
 
 
-def _closed_under_it(err: RuntimeError) -> bool:
-    """redis-py's cluster client on uvloop writes on a node's connection that a failover
-    closed under it, and uvloop raises RuntimeError ("unable to perform operation on
-    <TCPTransport closed=True ...>"): a lost connection, as any other."""
-    return str(err).startswith("unable to perform operation on")
+def _closed_under_it(err: BaseException) -> bool:
+    """Whether `err` is redis-py (8.1) writing on a connection that was closed under it: its
+    cluster client, during a failover, sends on a node's connection that another command's
+    failure just disconnected, and uvloop raises RuntimeError ("unable to perform operation
+    on <TCPTransport closed=True ...>") or the connection's writer is already None
+    (AttributeError). A lost connection, as any other, when it is raised from redis-py's
+    connection module."""
+    frames = traceback.extract_tb(err.__traceback__)
+    return any(frame.filename.endswith(CONNECTION_MODULE) for frame in frames)
+
+
+CONNECTION_MODULE = os.path.join("redis", "asyncio", "connection.py")
 
 
 class ClientCommands:
@@ -154,7 +163,7 @@ class ClientCommands:
         except (RedisConnectionError, RedisTimeoutError):
             self.generation += 1
             raise
-        except RuntimeError as err:
+        except (RuntimeError, AttributeError) as err:
             if not _closed_under_it(err):
                 raise
             self.generation += 1
@@ -175,7 +184,7 @@ class ClientCommands:
         except (RedisConnectionError, RedisTimeoutError):
             self.generation += 1
             raise
-        except RuntimeError as err:
+        except (RuntimeError, AttributeError) as err:
             if not _closed_under_it(err):
                 raise
             self.generation += 1

@@ -153,3 +153,34 @@ def test_a_cluster_failover_applies_no_move_twice(tmp_path: Path, spawn: Spawn) 
     finally:
         for node in nodes:
             node.stop()
+
+
+def test_a_paused_master_is_failed_over_and_rejoins_as_a_replica(
+    replicated: Replicated, spawn: Spawn
+) -> None:
+    """A partition's stand-in: the master stopped (SIGSTOP), so that it neither answers nor
+    dies; the Sentinels promote a replica and the workers, their calls timing out, find it.
+    Resumed, the old master comes back believing it is the master, until the Sentinels make
+    it a replica of the new one (what it took meanwhile is dropped): the workers must not
+    stay on it. Counted as the kill above; no move applied twice."""
+    workers = spawn("", 2, *replicated.sentinel_flags, "--redis-timeout", str(REDIS_TIMEOUT))
+    client = GrpcClient(workers[0].grpc_port)
+    tables = open_race_tables(client)
+    first = replicated.master()
+
+    def pause() -> float:
+        first.pause()
+        took = wait_until(lambda: replicated.master_port() != first.port, 30, 0.1)
+        first.resume()
+        return took
+
+    result, promoted_after = race_through_a_kill(workers, tables, pause)
+
+    def demoted() -> bool:
+        with redis.Redis(port=first.port) as old:
+            return bool(old.role()[0] == b"slave")
+
+    wait_until(demoted, 30, 0.1)
+    tally = check_after_failover(StoreAccess(replicated.master().url), client, tables, result.acks)
+    client.close()
+    record("sentinel_pause", tally, result, promoted_after)

@@ -5,9 +5,14 @@ worker with the in-process store, which tells Redis's part of a move by subtract
 
 from __future__ import annotations
 
+import asyncio
 import random
 import secrets
+import tempfile
 import time
+from pathlib import Path
+
+import redis.asyncio as aioredis
 
 from genial import engine
 from genial.service import log_entries, records
@@ -17,6 +22,7 @@ from genial.service.store import Record, Write
 from genial.service.store.redis import RedisStore
 
 from .generator import Result, Session, median, result_of
+from .processes import start_redis, stop
 from .slots import ROUNDS, Slot
 from .windows import closed_loop
 
@@ -77,10 +83,39 @@ def sample_record() -> tuple[Record, bytes]:
     return Record(state.encode(), records.encode_meta(meta), 0, 0), entry
 
 
-async def measure_redis(session: Session) -> Result:
-    """The store's read + compare-and-set cycle alone, from this process, on the same Redis."""
+async def measure_redis(session: Session) -> list[Result]:
+    """The store's read + compare-and-set cycle alone, from this process, on the same Redis;
+    then the same with a replica that must confirm each write (`--redis-wait-replicas 1`):
+    the replica wait's cost a move."""
+    plain = await _cycles(session, RedisStore.from_url(session.deployment.redis_url), "cycle")
+    with tempfile.TemporaryDirectory(prefix="genial-replica-") as data:
+        port = session.deployment.redis_port
+        replica, _ = start_redis(Path(data), "--replicaof", "127.0.0.1", str(port))
+        try:
+            await _in_sync(session.deployment.redis_url)
+            store = RedisStore.from_url(session.deployment.redis_url, wait=(1, 500))
+            waited = await _cycles(session, store, "cycle, WAIT 1 replica")
+        finally:
+            stop(replica)
+    return [plain, waited]
+
+
+async def _in_sync(url: str) -> None:
+    """Until the master's one replica is done with its first sync."""
+    master = aioredis.from_url(url)
+    try:
+        for _ in range(600):
+            replication = await master.info("replication")
+            if replication.get("slave0", {}).get("state") == "online":
+                return
+            await asyncio.sleep(0.05)
+        raise RuntimeError("the replica did not sync within 30 s")
+    finally:
+        await master.aclose()
+
+
+async def _cycles(session: Session, store: RedisStore, call: str) -> Result:
     options = session.options
-    store = RedisStore.from_url(session.deployment.redis_url)
     record, entry = sample_record()
     rounds = []
     try:
@@ -92,7 +127,7 @@ async def measure_redis(session: Session) -> Result:
                 slots.append(RedisCycle(store, game_id, entry, 3600))
             measured = await closed_loop(slots, session.probe, options.window)
             rounds.append(
-                result_of("redis", "cycle", "redis", 0, "peak", options.concurrency, measured)
+                result_of("redis", call, "redis", 0, "peak", options.concurrency, measured)
             )
     finally:
         await store.close()

@@ -7,7 +7,8 @@ side by side on the same machine and the same private Redis:
   `POST /bench/empty` over HTTP, which only the benchmark's own workers serve
   (`loadtest.bench_worker`);
 - the raw Redis baseline: the store's own read + compare-and-set cycle (`RedisStore.read`
-  and `.write`) with no service around it;
+  and `.write`) with no service around it, and the same with a replica that must confirm
+  each write (`WAIT`, `--redis-wait-replicas 1`): the replica wait's cost a move;
 - `MakeMove` over gRPC and over REST, with 1 and 2 worker processes: the peak rate (a closed
   loop with a fixed number of calls in flight) and the latency at half that rate (an open
   loop: Poisson arrivals, latency counted from when a call was due, not when it was sent).
@@ -57,7 +58,7 @@ async def run(options: Options) -> dict[str, Any]:
         log(f"{workers} worker(s):")
         async with session_on(workers, options) as session:
             if workers == options.workers[0]:
-                results.append(await measure_redis(session))
+                results += await measure_redis(session)
             results += await measure_service(session, profiles)
             if workers == options.workers[-1]:
                 assert session.probe.redis is not None

@@ -52,6 +52,7 @@ class StoreHealth:
 
     async def sample(self) -> None:
         await self.census.share(self.store)
+        METRICS.redis_connections.set(self.store.connections())
         memory = await self.store.memory()
         if memory is not None:
             self.used, self.most = memory

@@ -51,8 +51,15 @@ class RecordCache:
     def __init__(self, size: int) -> None:
         self.size = size
         self._records: OrderedDict[str, tuple[Record, engine.GameState]] = OrderedDict()
+        self._generation = 0
+        """The store's generation the records were written in."""
 
-    def get(self, game_id: str) -> tuple[Record, engine.GameState] | None:
+    def get(self, game_id: str, generation: int) -> tuple[Record, engine.GameState] | None:
+        """The record kept, unless the store lost its connection since (`generation`): after
+        a failover a kept rev may be reached again by other moves on another state."""
+        if generation != self._generation:
+            self._records.clear()
+            self._generation = generation
         known = self._records.get(game_id)
         if known is not None:
             self._records.move_to_end(game_id)
@@ -145,7 +152,7 @@ class Moves:
         Only a decision on a record known to be current is final; one on the kept record
         (an error, nothing to do) is made again on a fresh read.
         """
-        known = self.records.get(game_id)
+        known = self.records.get(game_id, self.store.generation)
         fresh = False
         for attempt in range(MAX_ATTEMPTS):
             if known is None:

@@ -51,6 +51,38 @@ class Settings:
     )
     redis_cluster: bool = field(default=False, metadata=_doc("the URL names a Redis Cluster"))
     redis_timeout: float = field(default=2.0, metadata=_doc("seconds before a Redis call fails"))
+    redis_password: str = field(
+        default="",
+        metadata=_doc("password of the Redis servers (wins over one in the URL); empty: the URL's"),
+    )
+    redis_sentinels: str = field(
+        default="",
+        metadata=_doc(
+            "comma-separated host:port of Redis Sentinels ([v6]:port for IPv6); set: the "
+            "master is found through them and followed on failover (the URL, if any, gives "
+            "only the scheme, user and database)"
+        ),
+    )
+    redis_sentinel_master: str = field(
+        default="mymaster", metadata=_doc("name of the master the Sentinels watch")
+    )
+    redis_sentinel_password: str = field(
+        default="", metadata=_doc("password of the Sentinels themselves; empty: none")
+    )
+    redis_wait_replicas: int = field(
+        default=0,
+        metadata=_doc(
+            "replicas that must have a move (WAIT) before it is acknowledged; 0: off "
+            "(a failover may then lose the last moves acknowledged)"
+        ),
+    )
+    redis_wait_timeout_ms: int = field(
+        default=500,
+        metadata=_doc(
+            "milliseconds a move waits for its replicas; past it the move is answered "
+            "UNAVAILABLE (applied on the master: a retry with its request id is recognised)"
+        ),
+    )
     waiting_ttl: float = field(
         default=30 * 60, metadata=_doc("seconds a game that never fills is kept")
     )

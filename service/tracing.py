@@ -29,7 +29,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
 
-from .store.redis import Commands
+from .store.redis import Commands, Wait
 from .store.redis_link import Command
 
 SCOPE = "genial.service"
@@ -188,14 +188,18 @@ class TracedCommands:
         with trace.use_span(span, end_on_exit=True):
             return await self._commands.call(*command)
 
-    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
+    @property
+    def generation(self) -> int:
+        return self._commands.generation
+
+    async def pipeline(self, commands: Sequence[Command], *, wait: Wait | None = None) -> list[Any]:
         names = sorted({_name(command[0]) for command in commands})
         name = names[0] if len(names) == 1 else "PIPELINE"
         span = _redis_span(self._tracer, name, len(commands))
         if span is None:
-            return list(await self._commands.pipeline(commands))
+            return list(await self._commands.pipeline(commands, wait=wait))
         with trace.use_span(span, end_on_exit=True):
-            replies = list(await self._commands.pipeline(commands))
+            replies = list(await self._commands.pipeline(commands, wait=wait))
             if any(isinstance(reply, Exception) for reply in replies):
                 span.set_status(Status(StatusCode.ERROR))
             span.set_attribute("db.operation.names", names)

@@ -45,17 +45,34 @@ REDIS_SCHEMES = ("redis", "rediss", "unix")
 def open_store(settings: Settings) -> GameStore:
     """The backend the URL names: empty or `memory://` (in process, one worker only),
     `redis://`, `rediss://` (TLS) or `unix://` (a socket); Redis Cluster with the
-    `redis_cluster` setting."""
+    `redis_cluster` setting; the master Sentinels name with `redis_sentinels` (the URL may
+    be empty then)."""
     scheme = settings.redis_url.partition("://")[0] if "://" in settings.redis_url else ""
-    if scheme in MEMORY_SCHEMES:
+    if scheme in MEMORY_SCHEMES and not settings.redis_sentinels:
         log.warning("using the in-process store: games live in this process only (one worker)")
         return MemoryStore()
-    if scheme not in REDIS_SCHEMES:
+    if scheme not in REDIS_SCHEMES and not settings.redis_sentinels:
         raise ValueError(f"no store for {scheme!r} URLs; one of memory, redis, rediss, unix")
-    from .redis import RedisStore  # noqa: PLC0415  (redis loads only when used)
+    from .redis import RedisStore, Sentinels  # noqa: PLC0415  (redis loads only when used)
 
+    sentinels = None
+    if settings.redis_sentinels:
+        sentinels = Sentinels.parse(
+            settings.redis_sentinels,
+            settings.redis_sentinel_master,
+            settings.redis_sentinel_password,
+        )
     return RedisStore.from_url(
-        settings.redis_url, cluster=settings.redis_cluster, timeout=settings.redis_timeout
+        settings.redis_url,
+        cluster=settings.redis_cluster,
+        timeout=settings.redis_timeout,
+        password=settings.redis_password or None,
+        sentinels=sentinels,
+        wait=(
+            (settings.redis_wait_replicas, settings.redis_wait_timeout_ms)
+            if settings.redis_wait_replicas
+            else None
+        ),
     )
 
 

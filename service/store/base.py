@@ -81,6 +81,13 @@ class WriteResult:
 class GameRecords(Protocol):
     """Games: created once, then read and compare-and-set."""
 
+    @property
+    def generation(self) -> int:
+        """Changes when acknowledged writes may have been lost (the connection to Redis was
+        lost: a failover may have promoted a replica that lacks them); a record kept from
+        an earlier generation is read anew, since its rev may since name another state."""
+        ...
+
     async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
         """Store a new game; False if the id is taken."""
         ...
@@ -455,6 +462,10 @@ class GameStore(
 
     async def memory(self) -> tuple[int, int] | None:
         """Bytes used and the most allowed (0: no bound); None where nothing bounds it."""
+        ...
+
+    def connections(self) -> int:
+        """Connections this worker holds open to the store's servers now."""
         ...
 
     async def close(self) -> None: ...

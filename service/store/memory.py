@@ -34,6 +34,8 @@ class MemoryStore(MemoryPlayers, MemoryOutbox):
     """The embedded store: the same semantics in one process (a single worker only)."""
 
     name = "memory"
+    generation = 0
+    """Nothing it acknowledged is ever lost."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         MemoryPlayers.__init__(self)
@@ -189,6 +191,9 @@ class MemoryStore(MemoryPlayers, MemoryOutbox):
 
     async def memory(self) -> None:
         return None
+
+    def connections(self) -> int:
+        return 0
 
     async def close(self) -> None:
         self._games.clear()

@@ -11,19 +11,26 @@ live game takes under 1 KiB with Redis's own overhead (a hash of four fields too
 from __future__ import annotations
 
 import hashlib
+import os
 import time
+import traceback
 import zlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
+from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.sentinel import Sentinel
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..metrics import METRICS
 from .base import Entry, EntryId, Follower, Quota, Record, Write, WriteResult
-from .redis_changes import RedisLogChanges
+from .redis_changes import SUBSCRIBER_OPTIONS, RedisLogChanges
 from .redis_link import Command, RedisLink
 from .redis_outbox import RedisOutbox
 from .redis_players import FOLLOW_UPS_KEY, RedisPlayers
@@ -49,6 +56,28 @@ def _quota_keys(address: str) -> list[str]:
     return [f"genial:quota:{{{address}}}:waiting", f"genial:quota:{{{address}}}:{minute}"]
 
 
+def with_password(url: str, password: str) -> str:
+    """`url` with `password` in place of its own (redis-py takes a URL's over an argument)."""
+    parts = urlsplit(url)
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    netloc = f"{user}:{quote(password, safe='')}@{host}"
+    if parts.scheme == "unix":  # unix://[user:password@]/path
+        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _pooled(client: aioredis.Redis | RedisCluster) -> int:
+    """Connections open in a redis-py client's pools (redis-py keeps the counts private)."""
+    found: list[Any]
+    if isinstance(client, RedisCluster):
+        found = [c for node in client.get_nodes() for c in node._connections]
+    else:
+        pool = client.connection_pool
+        found = [*pool._available_connections, *pool._in_use_connections]
+    return sum(1 for connection in found if connection.is_connected)
+
+
 def _stream_id(entry_id: EntryId) -> str:
     return f"{entry_id[0]}-{entry_id[1]}"
 
@@ -71,16 +100,61 @@ def unpack_record(raw: bytes) -> Record:
     return Record(data[meta_length:], data[:meta_length], version, rev)
 
 
+@dataclass(frozen=True)
+class Sentinels:
+    """Where the Sentinels are, and the name of the master they watch."""
+
+    addresses: list[tuple[str, int]]
+    master: str
+    password: str | None = None
+
+    @classmethod
+    def parse(cls, addresses: str, master: str, password: str = "") -> Sentinels:
+        """From `host:port,[v6 address]:port,...`."""
+        found = []
+        for address in filter(None, (a.strip() for a in addresses.split(","))):
+            host, colon, port = address.rpartition(":")
+            if not colon or not port.isdigit() or not host:
+                raise ValueError(f"a Sentinel's address is host:port, not {address!r}")
+            found.append((host.removeprefix("[").removesuffix("]"), int(port)))
+        return cls(found, master, password or None)
+
+
+Wait = tuple[int, int]
+"""Replicas a move must reach before it is acknowledged, and the most milliseconds to wait."""
+
+
 class Commands(Protocol):
     """Commands as the move path sends them: one, or several in one round trip."""
 
+    @property
+    def generation(self) -> int:
+        """Connections lost so far: a record kept from before one may have been lost with
+        it."""
+        ...
+
     async def call(self, *command: str | bytes | int | float) -> Any: ...
 
-    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
-        """Replies in order; error replies are returned, not raised."""
+    async def pipeline(self, commands: Sequence[Command], *, wait: Wait | None = None) -> list[Any]:
+        """Replies in order; error replies are returned, not raised. With `wait`, the
+        reply of a WAIT for what the commands wrote comes last."""
         ...
 
     async def close(self) -> None: ...
+
+
+def _closed_under_it(err: BaseException) -> bool:
+    """Whether `err` is redis-py (8.1) writing on a connection that was closed under it: its
+    cluster client, during a failover, sends on a node's connection that another command's
+    failure just disconnected, and uvloop raises RuntimeError ("unable to perform operation
+    on <TCPTransport closed=True ...>") or the connection's writer is already None
+    (AttributeError). A lost connection, as any other, when it is raised from redis-py's
+    connection module."""
+    frames = traceback.extract_tb(err.__traceback__)
+    return any(frame.filename.endswith(CONNECTION_MODULE) for frame in frames)
+
+
+CONNECTION_MODULE = os.path.join("redis", "asyncio", "connection.py")
 
 
 class ClientCommands:
@@ -88,15 +162,43 @@ class ClientCommands:
 
     def __init__(self, client: aioredis.Redis | RedisCluster) -> None:
         self._client = client
+        self.generation = 0
 
     async def call(self, *command: str | bytes | int | float) -> Any:
-        return await self._client.execute_command(*command)
+        try:
+            return await self._client.execute_command(*command)
+        except (RedisConnectionError, RedisTimeoutError):
+            self.generation += 1
+            raise
+        except (RuntimeError, AttributeError) as err:
+            if not _closed_under_it(err):
+                raise
+            self.generation += 1
+            raise RedisConnectionError(f"connection to Redis lost: {err}") from err
 
-    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
-        async with self._client.pipeline(transaction=False) as pipe:
-            for command in commands:
-                pipe.execute_command(*command)
-            return list(await pipe.execute(raise_on_error=False))
+    async def pipeline(self, commands: Sequence[Command], *, wait: Wait | None = None) -> list[Any]:
+        if wait is not None and isinstance(self._client, RedisCluster):
+            # WAIT has no key: redis-py would send it to every primary on connections of
+            # their own, where it waits for nothing.
+            raise ValueError("waiting for replicas is not supported on Redis Cluster")
+        try:
+            async with self._client.pipeline(transaction=False) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                if wait is not None:  # one connection for the whole pipeline
+                    pipe.execute_command("WAIT", *wait)
+                replies = list(await pipe.execute(raise_on_error=False))
+        except (RedisConnectionError, RedisTimeoutError):
+            self.generation += 1
+            raise
+        except (RuntimeError, AttributeError) as err:
+            if not _closed_under_it(err):
+                raise
+            self.generation += 1
+            raise RedisConnectionError(f"connection to Redis lost: {err}") from err
+        if any(isinstance(r, (RedisConnectionError, RedisTimeoutError)) for r in replies):
+            self.generation += 1
+        return replies
 
     async def close(self) -> None:
         pass  # the client is closed with the store
@@ -124,10 +226,14 @@ class TimedCommands:
         finally:
             self._observe(_operation(command), start)
 
-    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
+    @property
+    def generation(self) -> int:
+        return self._commands.generation
+
+    async def pipeline(self, commands: Sequence[Command], *, wait: Wait | None = None) -> list[Any]:
         start = time.perf_counter()
         try:
-            return await self._commands.pipeline(commands)
+            return await self._commands.pipeline(commands, wait=wait)
         finally:
             kinds = {_operation(command) for command in commands}
             self._observe(kinds.pop() if len(kinds) == 1 else "pipeline", start)
@@ -163,7 +269,10 @@ class _Script:
         try:
             return await commands.call(*self.by_sha(keys, args))
         except NoScriptError:
-            return await commands.call("EVAL", self.source, len(keys), *keys, *args)
+            return await commands.call(*self.in_full(keys, args))
+
+    def in_full(self, keys: Sequence[str], args: Sequence[str | bytes | int]) -> Command:
+        return ("EVAL", self.source, len(keys), *keys, *args)
 
     def by_sha(self, keys: Sequence[str], args: Sequence[str | bytes | int]) -> Command:
         return ("EVALSHA", self.sha, len(keys), *keys, *args)
@@ -172,25 +281,42 @@ class _Script:
 ScriptCall = tuple[_Script, Sequence[str], Sequence[str | bytes | int]]
 
 
+def _forgot(reply: Any) -> bool:
+    return isinstance(reply, NoScriptError) or (
+        isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
+    )
+
+
 async def run_in_order(
-    commands: Commands, first: Sequence[Command], calls: Sequence[ScriptCall]
+    commands: Commands,
+    first: Sequence[Command],
+    calls: Sequence[ScriptCall],
+    wait: Wait | None = None,
 ) -> list[Any]:
     """Commands, then scripts, in one round trip and in this order (on one connection Redis
     runs them so); a script Redis forgot (after a restart) is sent again in full. The
-    replies of the scripts; an error reply is raised."""
-    replies = await commands.pipeline([*first, *(s.by_sha(k, a) for s, k, a in calls)])
+    replies of the scripts; an error reply is raised.
+
+    With `wait`, a WAIT follows them; fewer replicas than asked confirming in time is a
+    `RedisTimeoutError` (the writes are made on the master, not acknowledged)."""
+    sent = [*first, *(s.by_sha(k, a) for s, k, a in calls)]
+    replies = await commands.pipeline(sent, wait=wait)
+    replicas = replies.pop() if wait is not None else None
     for reply in replies[: len(first)]:
         if isinstance(reply, Exception):
             raise reply
     found = replies[len(first) :]
     for i, (reply, (script, keys, args)) in enumerate(zip(found, calls, strict=True)):
-        forgot = isinstance(reply, NoScriptError) or (
-            isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
-        )
-        if forgot:
+        if _forgot(reply) and wait is None:
             found[i] = await script(commands, keys, args)
-        elif isinstance(reply, Exception):
-            raise reply
+        elif _forgot(reply):  # sent again in full, and waited for again
+            found[i], replicas = await commands.pipeline([script.in_full(keys, args)], wait=wait)
+        if isinstance(found[i], Exception):
+            raise found[i]
+    if wait is not None and (not isinstance(replicas, int) or replicas < wait[0]):
+        raise RedisTimeoutError(
+            f"{replicas} of {wait[0]} Redis replicas confirmed the write within {wait[1]} ms"
+        )
     return found
 
 
@@ -210,10 +336,15 @@ class RedisStore(RedisPlayers, RedisOutbox):
         client: aioredis.Redis | RedisCluster,
         commands: RedisLink | ClientCommands,
         changes: RedisLogChanges,
+        wait: Wait | None = None,
     ) -> None:
         self._redis = client
+        self._link = commands
+        """The move path's connection itself, under the wrappers of `_commands`."""
         self._commands: Commands = TimedCommands(commands)
         self.changes = changes
+        self._wait = wait
+        """Replicas a move must reach before it is acknowledged (WAIT), if any."""
         self._write = _Script("write.lua")
         self._create = _Script("create.lua")
         self._reschedule = _Script("reschedule.lua")
@@ -229,7 +360,26 @@ class RedisStore(RedisPlayers, RedisOutbox):
         self._outbox_replay = _Script("outbox_replay.lua")
 
     @classmethod
-    def from_url(cls, url: str, *, cluster: bool = False, timeout: float = 2.0) -> RedisStore:
+    def from_url(
+        cls,
+        url: str,
+        *,
+        cluster: bool = False,
+        timeout: float = 2.0,
+        password: str | None = None,
+        sentinels: Sentinels | None = None,
+        wait: Wait | None = None,
+    ) -> RedisStore:
+        """The store at `url`; `password` wins over the URL's. With `sentinels`, the master
+        they name (the URL, which may be empty, gives only the scheme, user and database).
+        `wait`: a move is acknowledged once that many replicas confirm it (not on Cluster).
+        """
+        if wait is not None and cluster:
+            raise ValueError("waiting for replicas is not supported on Redis Cluster")
+        if sentinels is not None:
+            return cls._through_sentinels(url, sentinels, timeout, password, wait)
+        if password:
+            url = with_password(url, password)
         if cluster:
             cluster_client = RedisCluster.from_url(
                 url,
@@ -238,7 +388,9 @@ class RedisStore(RedisPlayers, RedisOutbox):
                 health_check_interval=15,
             )
             return cls(
-                cluster_client, ClientCommands(cluster_client), RedisLogChanges(url, timeout)
+                cluster_client,
+                ClientCommands(cluster_client),
+                RedisLogChanges.from_url(url, timeout),
             )
         client = aioredis.from_url(
             url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=15
@@ -248,7 +400,8 @@ class RedisStore(RedisPlayers, RedisOutbox):
         return cls(
             client,
             RedisLink.from_url(url, timeout) if lean else ClientCommands(client),
-            RedisLogChanges(url, timeout),
+            RedisLogChanges.from_url(url, timeout),
+            wait,
         )
 
     @property
@@ -260,6 +413,62 @@ class RedisStore(RedisPlayers, RedisOutbox):
     def wrap_commands(self, wrap: Callable[[Commands], Commands]) -> None:
         """Pass the move path's commands through `wrap` from now on (tracing does)."""
         self._commands = wrap(self._commands)
+
+    @classmethod
+    def _through_sentinels(
+        cls,
+        url: str,
+        sentinels: Sentinels,
+        timeout: float,
+        password: str | None,
+        wait: Wait | None,
+    ) -> RedisStore:
+        parts = urlsplit(url or "redis://")
+        if parts.scheme not in RedisLink.SCHEMES or set(parse_qs(parts.query)) - {"db"}:
+            raise ValueError("behind Sentinel the URL is redis:// or rediss:// with a database")
+        query = parse_qs(parts.query)
+        db = int(query["db"][0] if "db" in query else parts.path.strip("/") or 0)
+        username = unquote(parts.username) if parts.username else None
+        password = password or (unquote(parts.password) if parts.password else None)
+        tls = parts.scheme == "rediss"
+        timeouts: dict[str, Any] = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            sentinels.addresses,
+            sentinel_kwargs={"password": sentinels.password, **timeouts},
+            db=db,
+            username=username,
+            password=password,
+            ssl=tls,
+        )
+        client = sentinel.master_for(sentinels.master, health_check_interval=15, **timeouts)
+        subscriber_options: dict[str, Any] = {
+            "socket_connect_timeout": timeout,
+            **SUBSCRIBER_OPTIONS,
+        }
+        subscriber = sentinel.master_for(sentinels.master, **subscriber_options)
+
+        async def master() -> tuple[str, int]:
+            host, port = await sentinel.discover_master(sentinels.master)
+            return str(host), int(port)
+
+        link = RedisLink(
+            "",
+            0,
+            db=db,
+            username=username,
+            password=password,
+            tls=tls,
+            timeout=timeout,
+            resolve=master,
+        )
+        return cls(client, link, RedisLogChanges(subscriber), wait)
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever the move path's connection was lost: a record this worker kept
+        from before may be one that a failover lost (and its rev reached again by other
+        moves), so it is read anew."""
+        return self._link.generation
 
     async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
         game_key, log_key, _, _ = _keys(game_id)
@@ -307,6 +516,10 @@ class RedisStore(RedisPlayers, RedisOutbox):
         ]
         if write.follow_up:
             reply = await self._write_after_intent(game_id, write.follow_up, keys, args)
+        elif self._wait is not None:
+            (reply,) = await run_in_order(
+                self._commands, [], [(self._write, keys, args)], self._wait
+            )
         else:
             reply = await self._write(self._commands, keys, args)
         status = int(reply[0])
@@ -326,10 +539,15 @@ class RedisStore(RedisPlayers, RedisOutbox):
         one round trip (Redis runs them in order), else (Cluster: two slots) one after the
         other."""
         intent: Command = ("ZADD", FOLLOW_UPS_KEY, repr(due), game_id)
-        if not isinstance(self._commands, RedisLink):
+        if not isinstance(self._link, RedisLink):
             await self._commands.call(*intent)
-            return await self._write(self._commands, keys, args)
-        (reply,) = await run_in_order(self._commands, [intent], [(self._write, keys, args)])
+            (reply,) = await run_in_order(
+                self._commands, [], [(self._write, keys, args)], self._wait
+            )
+            return reply
+        (reply,) = await run_in_order(
+            self._commands, [intent], [(self._write, keys, args)], self._wait
+        )
         return reply
 
     async def entries(
@@ -338,8 +556,8 @@ class RedisStore(RedisPlayers, RedisOutbox):
         _, log_key, _, _ = _keys(game_id)
         last = "+" if until is None else _stream_id(until)
         rows = await self._commands.call("XRANGE", log_key, f"({_stream_id(after)}", last)
-        # Each row is [id, [field, value]] with the one field "d"; redis-py's cluster client
-        # turns the pair into a dict.
+        # Each row is [id, [field, value]]: the one field "d" (redis-py's client, on Cluster
+        # and Unix sockets, makes the fields a dict).
         return [
             Entry(_entry_id(rid), fields[b"d"] if isinstance(fields, dict) else fields[1])
             for rid, fields in rows
@@ -466,6 +684,12 @@ class RedisStore(RedisPlayers, RedisOutbox):
             return bool(await self._redis.set("genial:ready", b"1", px=60_000))
         except (aioredis.RedisError, OSError):
             return False
+
+    def connections(self) -> int:
+        """The move path's link, and the connections of redis-py's pools (the lobby's and
+        the subscriber's; on Cluster one pool a node)."""
+        link = int(self._link.connected) if isinstance(self._link, RedisLink) else 0
+        return link + _pooled(self._redis) + _pooled(self.changes.client)
 
     async def close(self) -> None:
         await self.changes.close()

@@ -33,22 +33,28 @@ def channel_of(game_id: str) -> str:
     return f"genial:{{{game_id}}}:game"
 
 
+SUBSCRIBER_OPTIONS: dict[str, Any] = {
+    "socket_timeout": None,
+    "socket_keepalive": True,
+    "health_check_interval": 30,
+}
+"""No read timeout: a subscription is quiet for as long as nobody moves. A dead peer is
+found by the PINGs of health_check_interval and TCP keep-alive."""
+
+
 class RedisLogChanges:
-    def __init__(self, url: str, timeout: float) -> None:
-        # No read timeout: a subscription is quiet for as long as nobody moves. A dead peer
-        # is found by the PINGs of health_check_interval and TCP keep-alive.
-        self._client = aioredis.from_url(
-            url,
-            socket_timeout=None,
-            socket_connect_timeout=timeout,
-            socket_keepalive=True,
-            health_check_interval=30,
-        )
+    def __init__(self, client: aioredis.Redis) -> None:
+        """`client`: made with `SUBSCRIBER_OPTIONS`."""
+        self._client = client
         self._pubsub: Any = None
         self._wakeups = Wakeups(on_last=self._forget)
         self._subscribed: dict[str, asyncio.Future[None]] = {}
         self._leaving: set[str] = set()
         self._listener: asyncio.Task[None] | None = None
+
+    @classmethod
+    def from_url(cls, url: str, timeout: float) -> RedisLogChanges:
+        return cls(aioredis.from_url(url, socket_connect_timeout=timeout, **SUBSCRIBER_OPTIONS))
 
     async def follow(self, game_id: str) -> Follower:
         """A follower of `game_id`, once this worker's subscription to it is confirmed (so no
@@ -115,6 +121,10 @@ class RedisLogChanges:
         for channel in channels:
             self._subscribed.pop(channel, None)
         await self._pubsub.unsubscribe(*channels)
+
+    @property
+    def client(self) -> aioredis.Redis:
+        return self._client
 
     @property
     def followed(self) -> int:

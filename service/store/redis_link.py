@@ -9,6 +9,12 @@ redis-py's exception classes, so callers handle both clients alike, and a comman
 that times out drops the connection (its answer can no longer be trusted to come),
 failing what is in flight; the next command connects again.
 
+Behind Sentinel the address is asked of the Sentinels at every connection, and a server
+that is not (or no longer) the master is left: a READONLY reply drops the connection, so
+the next command goes to the master promoted by a failover. Moves that must reach
+replicas before they are acknowledged share one WAIT per batch (`pipeline(wait=...)`):
+the replicas confirm the whole batch at once.
+
 Only standalone Redis: Redis Cluster routes by key, which redis-py's cluster client does.
 """
 
@@ -19,7 +25,7 @@ import contextlib
 import ssl
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -29,6 +35,8 @@ from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 Command = Sequence[str | bytes | int | float]
+Resolve = Callable[[], Awaitable[tuple[str, int]]]
+"""Where the master is now (Sentinel's answer)."""
 
 
 class _Protocol(asyncio.Protocol):
@@ -41,6 +49,9 @@ class _Protocol(asyncio.Protocol):
         """Commands packed since the loop last ran `flush`."""
         self.heard = 0.0
         """When Redis last sent something (the loop's clock)."""
+        self.wait: tuple[Command, asyncio.Future[Any]] | None = None
+        """The WAIT that `flush` sends after the batch, and its reply, shared by every
+        command of the batch that asked for it."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports are not asyncio.Transport subclasses; a TCP one is writable.
@@ -72,21 +83,35 @@ class _Protocol(asyncio.Protocol):
         if self.transport is not None:
             self.transport.abort()
 
-    def send(self, commands: Sequence[Command]) -> list[asyncio.Future[Any]]:
+    def send(
+        self, commands: Sequence[Command], wait: Command | None = None
+    ) -> list[asyncio.Future[Any]]:
+        """Futures of the commands' replies, and last the reply of `wait` if given: one
+        WAIT sent after the batch, whatever the number of callers that asked for it (the
+        first caller's arguments)."""
         if self.lost is not None or self.transport is None:
             raise RedisConnectionError("not connected to Redis")
         loop = asyncio.get_running_loop()
         futures = [loop.create_future() for _ in commands]
         self.waiting.extend(futures)
-        if not self.unsent:
+        if not self.unsent and self.wait is None:
             # Once the callbacks ready now have run: all the commands they send go out in
             # one write, and Redis reads them in one go.
             loop.call_soon(self.flush)
         # (hiredis types its argument as a one-element tuple, whatever the length.)
         self.unsent += [hiredis.pack_command(tuple(c)) for c in commands]  # type: ignore[arg-type]
-        return futures
+        if wait is None:
+            return futures
+        if self.wait is None:
+            self.wait = (wait, loop.create_future())
+        return [*futures, self.wait[1]]
 
     def flush(self) -> None:
+        if self.wait is not None:
+            command, future = self.wait
+            self.wait = None
+            self.waiting.append(future)
+            self.unsent.append(hiredis.pack_command(tuple(command)))  # type: ignore[arg-type]
         if self.lost is None and self.transport is not None:
             self.transport.write(b"".join(self.unsent))
         self.unsent.clear()
@@ -108,13 +133,24 @@ class RedisLink:
         password: str | None = None,
         tls: bool = False,
         timeout: float = 2.0,
+        resolve: Resolve | None = None,
     ) -> None:
         self.host, self.port, self.db = host, port, db
         self.username, self.password = username, password
         self.tls = tls
         self.timeout = timeout
+        self.resolve = resolve
+        """Asked for the master's address before each connection (Sentinel); then only a
+        master is kept."""
+        self.generation = 0
+        """Connections made after the first: each may be to a server (a promoted replica)
+        that lacks writes acknowledged on the one before."""
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self._protocol is not None and self._protocol.lost is None
 
     @classmethod
     def understands(cls, url: str) -> bool:
@@ -142,22 +178,33 @@ class RedisLink:
     async def call(self, *command: str | bytes | int | float) -> Any:
         """One command's reply; an error reply is raised."""
         (reply,) = await self.pipeline([command])
+        if isinstance(reply, RedisConnectionError):
+            raise reply
         if isinstance(reply, ResponseError):
             if str(reply).startswith("NOSCRIPT"):
                 raise NoScriptError(str(reply))
             raise reply
         return reply
 
-    async def pipeline(self, commands: Sequence[Command]) -> list[Any]:
-        """The replies of several commands sent at once; error replies are returned."""
+    async def pipeline(
+        self, commands: Sequence[Command], *, wait: tuple[int, int] | None = None
+    ) -> list[Any]:
+        """The replies of several commands sent at once; error replies (a replica's READONLY as a
+        connection error) are returned.
+
+        `wait=(replicas, milliseconds)`: then a WAIT shared with the other commands of
+        the batch that asked for one, whose reply (the replicas that confirmed) comes
+        last; the timeout grows by its milliseconds."""
         protocol = await self._connected()
         sent = time.monotonic()
-        futures = protocol.send(commands)
+        waiting = None if wait is None else ("WAIT", *wait)
+        futures = protocol.send(commands, waiting)
+        timeout = self.timeout + (wait[1] / 1000 if wait is not None else 0)
         try:
-            async with asyncio.timeout(self.timeout):
-                return [await future for future in futures]
+            async with asyncio.timeout(timeout):
+                replies = [await future for future in futures]
         except TimeoutError:
-            error = RedisTimeoutError(f"Redis did not answer within {self.timeout} s")
+            error = RedisTimeoutError(f"Redis did not answer within {timeout} s")
             # A worker too busy to read its socket for the whole timeout looks like a silent
             # Redis: two passes of the loop (one polls the socket, the next reads it) take
             # in what did arrive.
@@ -166,15 +213,26 @@ class RedisLink:
             if protocol.heard > sent:
                 # Redis answered meanwhile: the connection lives and its replies queue for a
                 # busy worker. Only this call gives up (its replies are dropped as they
-                # come); closing would fail every call in flight with it.
-                for future in futures:
+                # come; a WAIT's is shared with the batch); closing would fail every call in
+                # flight with it.
+                for future in futures[: len(commands)]:
                     future.cancel()
             else:
                 protocol.close(error)
-                for future in futures:  # failed with the connection: nobody else awaits them
-                    if not future.cancelled():
-                        future.exception()
+                _settled(futures)
             raise error from None
+        except BaseException:
+            # The connection was lost (or the caller cancelled) with replies still due: the
+            # futures after the one that raised fail too, unawaited.
+            _settled(futures)
+            raise
+        if any(_read_only(reply) for reply in replies):
+            # A master demoted to a replica by a failover: the next command connects to
+            # the master there is now. (A connection's failure, as redis-py's Sentinel
+            # connections report it.)
+            protocol.close(RedisConnectionError("Redis is a replica now"))
+            replies = [RedisConnectionError(str(r)) if _read_only(r) else r for r in replies]
+        return replies
 
     async def _connected(self) -> _Protocol:
         protocol = self._protocol
@@ -191,6 +249,8 @@ class RedisLink:
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(self.timeout):
+                if self.resolve is not None:
+                    self.host, self.port = await self.resolve()
                 _, protocol = await loop.create_connection(
                     _Protocol,
                     self.host,
@@ -203,14 +263,23 @@ class RedisLink:
                     setup.append(["AUTH", *auth])
                 if self.db:
                     setup.append(["SELECT", self.db])
-                for reply in [await f for f in protocol.send(setup)] if setup else []:
+                if self.resolve is not None:
+                    setup.append(["ROLE"])
+                replies = [await f for f in protocol.send(setup)] if setup else []
+                for reply in replies:
                     if isinstance(reply, ResponseError):
                         protocol.close(RedisConnectionError(str(reply)))
                         raise RedisConnectionError(f"Redis refused the connection: {reply}")
+                if self.resolve is not None and replies[-1][0] != b"master":
+                    # Sentinel named a server that is no master (yet): ask again next time.
+                    protocol.close(RedisConnectionError("not the master"))
+                    raise RedisConnectionError(f"Redis at {self.host}:{self.port} is no master")
         except TimeoutError:
             raise RedisTimeoutError(f"could not connect to Redis within {self.timeout} s") from None
         except OSError as err:
             raise RedisConnectionError(f"could not connect to Redis: {err}") from None
+        if self._protocol is not None:
+            self.generation += 1
         return protocol
 
     async def close(self) -> None:
@@ -218,3 +287,19 @@ class RedisLink:
             with contextlib.suppress(Exception):
                 self._protocol.close(RedisConnectionError("closed"))
             self._protocol = None
+
+
+def _read_only(reply: Any) -> bool:
+    return isinstance(reply, ResponseError) and str(reply).startswith("READONLY")
+
+
+def _settled(futures: Sequence[asyncio.Future[Any]]) -> None:
+    """Nobody will await these futures: their exceptions (now or to come) are retrieved, so
+    that asyncio does not report them as never retrieved."""
+    for future in futures:
+        future.add_done_callback(_retrieve)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()

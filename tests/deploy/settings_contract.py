@@ -8,42 +8,16 @@ from typing import Any
 
 from genial.service.settings import Settings
 
-AWAITED_SETTINGS: dict[str, tuple[type, Any]] = {
-    "redis_sentinels": (str, ""),
-    "redis_sentinel_master": (str, "mymaster"),
-    "redis_password": (str, ""),
-    "redis_sentinel_password": (str, ""),
-    "redis_wait_replicas": (int, 0),
-    "redis_wait_timeout_ms": (int, 500),
-}
-"""Settings of issue 20 (operating it) that the chart sets and the service is to read:
-name, type, default, as agreed with the service's side. Until `Settings` has one, the
-tests read it from the environment by this contract; once it has it,
-test_awaited_settings_agree_with_the_service holds the two to each other (and the entry
-can go)."""
 SETTINGS = {f.name: f for f in dataclasses.fields(Settings)}
 
 
 def setting_default(name: str) -> Any:
-    return SETTINGS[name].default if name in SETTINGS else AWAITED_SETTINGS[name][1]
+    return SETTINGS[name].default
 
 
 def read_settings(environ: dict[str, str]) -> dict[str, Any]:
-    """The settings a worker reads from `environ`: the service's own parsing, and the
-    awaited settings it does not know yet parsed as the contract says."""
-    values = dataclasses.asdict(Settings.load(environ=environ))
-    for name, (kind, default) in AWAITED_SETTINGS.items():
-        if name not in values:
-            raw = environ.get(f"GENIAL_{name.upper()}")
-            values[name] = default if raw is None else parse_setting(kind, raw)
-    return values
-
-
-def parse_setting(kind: type, raw: str) -> Any:
-    if kind is bool:
-        assert raw in ("true", "false"), raw
-        return raw == "true"
-    return kind(raw)
+    """The settings a worker reads from `environ`, by the service's own parsing."""
+    return dataclasses.asdict(Settings.load(environ=environ))
 
 
 def field_name(setting: str) -> str:

@@ -23,7 +23,6 @@ from tests.deploy.crds import check_custom_resource
 from tests.deploy.paths import CHART, CHART_META, DEFAULTS, NAMESPACE, ROOT
 from tests.deploy.profiles import profiles
 from tests.deploy.settings_contract import (
-    AWAITED_SETTINGS,
     SETTINGS,
     as_env,
     field_name,
@@ -131,18 +130,7 @@ def test_chart_defaults_are_the_service_defaults() -> None:
 def test_schema_knows_only_real_settings() -> None:
     schema = json.loads((CHART / "values.schema.json").read_text())
     for name in schema["properties"]["settings"]["properties"]:
-        assert field_name(name) in SETTINGS.keys() | AWAITED_SETTINGS.keys(), name
-
-
-def test_awaited_settings_agree_with_the_service() -> None:
-    arrived = AWAITED_SETTINGS.keys() & SETTINGS.keys()
-    for name in arrived:
-        kind, default = AWAITED_SETTINGS[name]
-        assert (SETTINGS[name].type, SETTINGS[name].default) == (kind.__name__, default), name
-    if arrived != AWAITED_SETTINGS.keys():
-        pytest.skip(
-            f"the service does not read these yet: {sorted(AWAITED_SETTINGS.keys() - arrived)}"
-        )
+        assert field_name(name) in SETTINGS, name
 
 
 @pytest.mark.parametrize(

@@ -22,12 +22,13 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
+import redis
 
 from genial import engine
 from genial.service.store import Entry, Record
 from genial.service.store.redis import RedisStore
 from loadtest import processes
-from loadtest.processes import free_port, start_redis, stop
+from loadtest.processes import free_port, start_redis, stop, wait_for_port
 from tests.service.conftest import Worker, start_worker
 
 T = TypeVar("T")
@@ -109,6 +110,8 @@ class RedisServer:
     extra: tuple[str, ...]
     port: int = 0
     proc: subprocess.Popen[bytes] | None = None
+    sentinel: bool = False
+    """A Sentinel (`extra` starts with its configuration file)."""
 
     @property
     def url(self) -> str:
@@ -116,7 +119,16 @@ class RedisServer:
 
     def start(self) -> None:
         """On a free port the first time, on the same port (and data) again after that."""
-        self.proc, self.port = start_redis(self.directory, *self.extra, port=self.port or None)
+        if self.sentinel:
+            self.port = self.port or free_port()
+            config, *rest = self.extra
+            self.proc = subprocess.Popen(
+                ["redis-server", config, "--sentinel", "--port", str(self.port), *rest],
+                stdout=subprocess.DEVNULL,
+            )
+            wait_for_port(self.port, proc=self.proc)
+        else:
+            self.proc, self.port = start_redis(self.directory, *self.extra, port=self.port or None)
         PROCESSES.append(self.proc)
 
     def kill(self) -> None:
@@ -156,14 +168,17 @@ def cluster_port() -> int:
         return port
 
 
-def start_cluster(directory: Path, masters: int = 3) -> list[RedisServer]:
-    """A real Redis Cluster of `masters` masters and no replicas, on loopback."""
+def start_cluster(
+    directory: Path, masters: int = 3, replicas: int = 0, *flags: str
+) -> list[RedisServer]:
+    """A real Redis Cluster of `masters` masters with `replicas` replicas each, on loopback
+    (`flags` for every node)."""
     nodes = [
         RedisServer(
             directory / f"node{n}",
-            ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
+            ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", *flags),
         )
-        for n in range(masters)
+        for n in range(masters * (1 + replicas))
     ]
     for node in nodes:
         node.port = cluster_port()
@@ -175,7 +190,7 @@ def start_cluster(directory: Path, masters: int = 3) -> list[RedisServer]:
             "create",
             *(f"127.0.0.1:{node.port}" for node in nodes),
             "--cluster-replicas",
-            "0",
+            str(replicas),
             "--cluster-yes",
         ],
         check=True,
@@ -194,6 +209,95 @@ def start_cluster(directory: Path, masters: int = 3) -> list[RedisServer]:
 
     wait_until(cluster_ok, 30, 0.2)
     return nodes
+
+
+# ---- Redis with replicas and Sentinels ----------------------------------------------------
+
+
+SENTINEL_MASTER = "games"
+
+
+@dataclass
+class Replicated:
+    """A master, its replicas and the Sentinels that watch them, on loopback."""
+
+    servers: list[RedisServer]
+    sentinels: list[RedisServer]
+
+    @property
+    def sentinel_flags(self) -> tuple[str, ...]:
+        """A worker's flags to find the master through the Sentinels."""
+        addresses = ",".join(f"127.0.0.1:{s.port}" for s in self.sentinels)
+        return ("--redis-sentinels", addresses, "--redis-sentinel-master", SENTINEL_MASTER)
+
+    def master_port(self) -> int:
+        """The master's port, as the first Sentinel that answers names it."""
+        for sentinel in self.sentinels:
+            try:
+                with redis.Redis(port=sentinel.port, socket_timeout=1) as client:
+                    _, port = client.sentinel_get_master_addr_by_name(SENTINEL_MASTER)
+                    return int(port)
+            except redis.RedisError:
+                continue
+        raise AssertionError("no Sentinel answers")
+
+    def master(self) -> RedisServer:
+        port = self.master_port()
+        return next(s for s in self.servers if s.port == port)
+
+    def in_sync(self) -> bool:
+        """Whether every replica is done with its full sync and every Sentinel knows every
+        replica and the other Sentinels."""
+        replicas, others = len(self.servers) - 1, len(self.sentinels) - 1
+        with redis.Redis(port=self.master_port()) as client:
+            info = client.info("replication")
+            online = [info.get(f"slave{n}", {}).get("state") for n in range(replicas)]
+            if online != ["online"] * replicas:
+                return False
+        for sentinel in self.sentinels:
+            with redis.Redis(port=sentinel.port) as client:
+                state = client.sentinel_master(SENTINEL_MASTER)
+                if (state["num-slaves"], state["num-other-sentinels"]) != (replicas, others):
+                    return False
+        return True
+
+    def stop(self) -> None:
+        for server in [*self.sentinels, *self.servers]:
+            server.stop()
+
+
+def start_replicated(directory: Path, replicas: int = 2, sentinels: int = 3) -> Replicated:
+    """A master with `replicas` replicas and `sentinels` Sentinels (quorum: a majority), which
+    call a master down after 500 ms without an answer; once every replica is in sync and
+    every Sentinel knows the others."""
+    # A replica's full sync starts at once (Redis waits 5 s for more replicas by default).
+    sync = ("--repl-diskless-sync-delay", "0")
+    master = RedisServer(directory / "master", sync)
+    master.start()
+    servers = [master]
+    for n in range(replicas):
+        servers.append(
+            RedisServer(
+                directory / f"replica{n}", (*sync, "--replicaof", "127.0.0.1", str(master.port))
+            )
+        )
+        servers[-1].start()
+    watching: list[RedisServer] = []
+    for n in range(sentinels):
+        folder = directory / f"sentinel{n}"
+        folder.mkdir(parents=True)
+        config = folder / "sentinel.conf"
+        config.write_text(
+            f"sentinel monitor {SENTINEL_MASTER} 127.0.0.1 {master.port} {sentinels // 2 + 1}\n"
+            f"sentinel down-after-milliseconds {SENTINEL_MASTER} 500\n"
+            f"sentinel failover-timeout {SENTINEL_MASTER} 3000\n"
+        )
+        sentinel = RedisServer(folder, (str(config),), sentinel=True)
+        sentinel.start()
+        watching.append(sentinel)
+    found = Replicated(servers, watching)
+    wait_until(found.in_sync, 30, 0.1)
+    return found
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import time
 import traceback
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -129,6 +129,9 @@ class RaceSpec:
     seconds: float
     retry_seconds: float
     attempts: int = 1_000_000
+    lossy: bool = False
+    """The store may lose acknowledged moves (a failover): a request sent again that is
+    answered anew (its first application lost) is one more answer, not an error."""
 
 
 @dataclass
@@ -181,7 +184,8 @@ def _client_loop(spec: RaceSpec, number: int, result: RaceResult, lock: threadin
                 try:
                     made = client.call("MakeMove", request, token)
                 except CallError as err:
-                    if first is not None or (err.code, err.reason) not in REFUSALS:
+                    lost = spec.lossy and first is not None
+                    if (err.code, err.reason) not in REFUSALS or (first is not None and not lost):
                         mine.errors.append(f"{request.request_id} (acked: {first}): {err}")
                     else:
                         mine.refused[err.reason] += 1
@@ -197,6 +201,8 @@ def _client_loop(spec: RaceSpec, number: int, result: RaceResult, lock: threadin
                             request.move.SerializeToString(),
                         )
                     )
+                elif made.version != first and spec.lossy:
+                    mine.acks.append(replace(mine.acks[-1], version=made.version))
                 elif made.version != first:
                     mine.errors.append(f"{request.request_id}: {first}, then {made.version}")
     except Exception:
@@ -236,12 +242,19 @@ def run_race(
     seconds: float,
     retry_seconds: float = 0.0,
     during: Callable[[], None] | None = None,
+    lossy: bool = False,
 ) -> RaceResult:
     """Race `processes` x `clients_per_process` clients for about `seconds`; `during` runs
     in this process meanwhile (to inject faults). Returns what the clients saw."""
     specs = [
         RaceSpec(
-            ports, tables, p * clients_per_process, clients_per_process, seconds, retry_seconds
+            ports,
+            tables,
+            p * clients_per_process,
+            clients_per_process,
+            seconds,
+            retry_seconds,
+            lossy=lossy,
         )
         for p in range(processes)
     ]
@@ -392,3 +405,51 @@ def check_listings(client: ApiClient, tables: list[Table], listings: list[Listin
         assert listing.to_move == to_move, listing
         assert listing.your_turn == (to_move == listing.seat), listing
     return len(listings)
+
+
+# ---- the checks after a failover, which may lose acknowledged moves ------------------------
+
+
+def check_after_failover(
+    access: StoreAccess, client: ApiClient, tables: list[Table], acks: list[Ack]
+) -> Counter[str]:
+    """What a failover did to the acknowledged moves: `acknowledged` (request ids answered
+    as applied), `missing` (an answer whose version does not hold its move now), `doubled`
+    (one request applied at two versions that both hold it). Whatever was lost, each game
+    must still be whole: its stream has versions 1..N with no gap or repeat, and its
+    history replays from the revealed seed to the state stored (no move was made on a
+    state that is not the game's)."""
+    answers: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for ack in acks:
+        answers[(ack.game_id, ack.request_id)].add(ack.version)
+    tally = Counter[str]()
+    for table in tables:
+        record = access.record(table.game_id)
+        raced = record.version
+        ids = [entry.id for entry in access.entries(table.game_id)]
+        assert ids == [(0, seat + 1) for seat in range(table.seats)] + [
+            (v, 0) for v in range(1, raced + 1)
+        ], ids
+        final = play_to_the_end(client, table, random.Random(table.game_id))
+        assert final.status == types.GAME_STATUS_FINISHED
+        history = whole_history(client, table.game_id)
+        assert replay(history, table.kind, raced) == engine.decode(record.state)
+        assert replay_history(client, table) == access.state(table.game_id)
+
+        def holds(ack: Ack, history: api.GetHistoryResponse = history, raced: int = raced) -> bool:
+            if ack.version > raced:
+                return False
+            entry = history.entries[ack.version - 1]
+            return (entry.seat, entry.move.SerializeToString()) == (ack.seat, ack.move)
+
+        mine = [a for a in acks if a.game_id == table.game_id]
+        held = {(a.request_id, a.version) for a in mine if holds(a)}
+        for request_id in {a.request_id for a in mine}:
+            versions = answers[(table.game_id, request_id)]
+            tally["acknowledged"] += 1
+            kept = {v for v in versions if (request_id, v) in held}
+            tally["missing"] += not kept
+            tally["doubled"] += len(kept) > 1
+            tally["answered_again"] += len(versions) > 1
+        tally["raced"] += raced
+    return tally

@@ -4,6 +4,7 @@ flight, error replies, a password, a server that freezes, one that restarts."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 import time
 from pathlib import Path
@@ -91,3 +92,53 @@ def test_it_follows_a_url_only_where_it_can_follow_all_of_it() -> None:
     assert not RedisLink.understands("redis://h:1/0?socket_keepalive=true")
     with pytest.raises(ValueError, match="cannot follow"):
         RedisLink.from_url("unix:///run/redis.sock", timeout=1)
+
+
+async def test_a_master_turned_replica_is_left_for_a_new_connection(tmp_path: Path) -> None:
+    """A failover makes the master a replica: its READONLY answer drops the connection, and
+    the next command connects anew (behind Sentinel: to the master there is now)."""
+    proc, port = start_redis(tmp_path / "a")
+    other, other_port = start_redis(tmp_path / "b")
+    link = RedisLink.from_url(f"redis://127.0.0.1:{port}/0", timeout=2)
+    try:
+        assert await link.call("SET", "k", "v")
+        await link.call("REPLICAOF", "127.0.0.1", other_port)
+        with pytest.raises(RedisConnectionError, match="READONLY"):
+            await link.call("SET", "k", "w")
+        assert not link.connected
+        assert link.generation == 0
+        await link.call("REPLICAOF", "NO", "ONE")
+        assert await link.call("SET", "k", "w")
+        assert link.generation == 1
+    finally:
+        await link.close()
+        for each in (proc, other):
+            each.terminate()
+            each.wait(10)
+
+
+async def test_replies_given_up_on_are_not_reported_unretrieved(tmp_path: Path) -> None:
+    """A call cancelled while its replies are due (its client went away), then the
+    connection lost: the replies' failures are not left for asyncio to report as "never
+    retrieved" (an ERROR in the worker's log)."""
+    proc, port = start_redis(tmp_path)
+    link = RedisLink.from_url(f"redis://127.0.0.1:{port}/0", timeout=5)
+    reported: list[dict[str, object]] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: reported.append(context))
+    try:
+        assert await link.call("PING") == b"PONG"
+        proc.send_signal(signal.SIGSTOP)
+        pending = asyncio.create_task(link.pipeline([("PING",), ("PING",), ("PING",)]))
+        await asyncio.sleep(0.2)
+        pending.cancel()
+        await asyncio.sleep(0.05)
+        proc.kill()
+        proc.wait(10)
+        with pytest.raises(RedisConnectionError):
+            await link.call("PING")
+        del pending
+        gc.collect()
+        await asyncio.sleep(0.05)
+        assert not reported
+    finally:
+        await link.close()

@@ -14,8 +14,12 @@ import redis
 
 from genial import engine
 from genial.service import records
+from genial.service.census import Census
 from genial.service.credentials import token_digest
+from genial.service.health import StoreHealth
+from genial.service.metrics import METRICS
 from genial.service.records import GameMeta
+from genial.service.settings import Settings
 from genial.service.store import Entry, GameStore, MemoryStore, Record, Write
 from genial.service.store.base import REQUEST_IDS_KEPT
 from genial.service.store.redis import RedisStore
@@ -261,6 +265,8 @@ async def test_a_unix_socket_redis_url(tmp_path: Path) -> None:
         record, done = await store.read(game, "req-1")
         assert record is not None
         assert (record.version, done) == (1, 1)
+        # redis-py parses a stream's rows its own way: the log reads the same.
+        assert await store.entries(game, (0, 0)) == [Entry((1, 0), b"move-1")]
         await store.close()
     finally:
         proc.terminate()
@@ -287,3 +293,19 @@ async def test_game_counts_add_up_by_bucket_and_forget_past_ones(store: GameStor
     assert await store.count_games({}, {a: 11, b: 0}) == {a: 4, b: 1}
     assert await store.count_games({}, {a: 0, b: 6}) == {a: 4, b: 0}
     assert await store.count_games({a: {10: 1}}, {a: 0, b: 0}) == {a: 5, b: 0}
+
+
+async def test_the_connections_a_worker_holds_are_counted(redis_url: str) -> None:
+    store = RedisStore.from_url(redis_url)
+    assert store.connections() == 0
+    game = gid()
+    assert await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)  # the link
+    await store.lobby_add("dice", game, 1.0)  # redis-py's pool
+    follower = await store.follow(game)  # the subscriber's
+    assert store.connections() == 3
+    health = StoreHealth(store, Settings(), Census(Settings()))
+    await health.sample()
+    assert METRICS.redis_connections._value.get() == 3
+    follower.close()
+    await store.close()
+    assert store.connections() == 0

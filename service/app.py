@@ -18,11 +18,13 @@ from .history import History
 from .invoke import Gate, StreamCase, StreamSlots, UseCase
 from .limits import RateLimiter
 from .lobby import Lobby
+from .matchmaking import Matchmaker
 from .moves import Moves
 from .players.feed import PlayerFeed
 from .players.my_games import MyGames
 from .players.seats import Seats
 from .players.sessions import PlayerSessions
+from .ratings import Ratings
 from .settings import Settings
 from .store import GameStore
 from .turns import Turns
@@ -66,6 +68,11 @@ class GameApp:
         self.feed = PlayerFeed(store, settings, self.my_games)
         self.followups.consumers.append(self.feed)
         self.seats = Seats(store, settings, self.games, self.turns, self.followups)
+        self.ratings = Ratings(store, settings, self._profile_name)
+        self.followups.consumers.append(self.ratings)
+        self.matchmaker = Matchmaker(
+            store, settings, self.games, self.followups, self.ratings, self._profile_name
+        )
         self.unary: dict[str, UseCase] = {
             "CreateGame": self.games.create_game,
             "JoinGame": self.games.join_game,
@@ -83,6 +90,11 @@ class GameApp:
             "UpdatePlayer": self.sessions.update_player,
             "ListMyGames": self.my_games.list_my_games,
             "CreateWatchTicket": self.tickets.create_watch_ticket,
+            "FindMatch": self.matchmaker.find_match,
+            "CancelMatch": self.matchmaker.cancel_match,
+            "GetMatchTicket": self.matchmaker.get_match_ticket,
+            "GetRatings": self.ratings.get_ratings,
+            "ListLeaderboard": self.ratings.list_leaderboard,
         }
         self.streams: dict[str, StreamCase] = {
             "WatchGame": self.watching.watch_game,
@@ -100,3 +112,4 @@ class GameApp:
             tasks.create_task(self.gate.limiter.run())
             tasks.create_task(self.credentials.run())
             tasks.create_task(self.health.run())
+            tasks.create_task(self.matchmaker.run())

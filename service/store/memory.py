@@ -17,6 +17,7 @@ from .base import (
     WriteResult,
 )
 from .follow import Wakeups
+from .memory_matches import MemoryMatches
 from .memory_players import LeasedTimes, MemoryPlayers
 
 
@@ -29,13 +30,14 @@ class _MemoryGame:
     snapshots: dict[int, bytes] = field(default_factory=dict)
 
 
-class MemoryStore(MemoryPlayers):
+class MemoryStore(MemoryPlayers, MemoryMatches):
     """The embedded store: the same semantics in one process (a single worker only)."""
 
     name = "memory"
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__()
+        MemoryPlayers.__init__(self)
+        MemoryMatches.__init__(self)
         self._games: dict[str, _MemoryGame] = {}
         self._lobby: dict[str, dict[str, float]] = {}
         self._schedule = LeasedTimes()

@@ -24,6 +24,7 @@ from redis.exceptions import NoScriptError, ResponseError
 from .base import Entry, EntryId, Follower, Quota, Record, Write, WriteResult
 from .redis_changes import RedisLogChanges
 from .redis_link import Command, RedisLink
+from .redis_matches import RedisMatches
 from .redis_players import FOLLOW_UPS_KEY, RedisPlayers
 
 # A game is three keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
@@ -142,7 +143,7 @@ async def run_in_order(
     return found
 
 
-class RedisStore(RedisPlayers):
+class RedisStore(RedisPlayers, RedisMatches):
     """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
     The move path (read, write, create) and the logs go through `commands`: a `RedisLink`
@@ -171,6 +172,10 @@ class RedisStore(RedisPlayers):
         self._finish = _Script("finish_game.lua")
         self._add_events = _Script("add_player_events.lua")
         self._read_events = _Script("player_events.lua")
+        self._open_ticket = _Script("open_ticket.lua")
+        self._cancel_ticket = _Script("cancel_ticket.lua")
+        self._commit_matches = _Script("commit_matches.lua")
+        self._save_ratings = _Script("save_ratings.lua")
 
     @classmethod
     def from_url(cls, url: str, *, cluster: bool = False, timeout: float = 2.0) -> RedisStore:

@@ -21,6 +21,7 @@ from grpc_status import rpc_status
 from genial.service.routes import ROUTES, Route
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
+from genial.v1 import match_service_pb2_grpc as match_grpc
 from genial.v1 import player_service_pb2 as pb
 from genial.v1 import player_service_pb2_grpc as pb_grpc
 
@@ -68,6 +69,7 @@ class GrpcClient:
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         self.stub = api_grpc.GameServiceStub(self.channel)
         self.players = pb_grpc.PlayerServiceStub(self.channel)
+        self.matches = match_grpc.MatchServiceStub(self.channel)
 
     @staticmethod
     def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:
@@ -84,7 +86,7 @@ class GrpcClient:
         return CallError(err.code().name, reason, err.details() or "", metadata)  # type: ignore[attr-defined]
 
     def call(self, method: str, request: Any, token: str | None = None) -> Any:
-        stub = self.stub if hasattr(self.stub, method) else self.players
+        stub = next(s for s in (self.stub, self.players, self.matches) if hasattr(s, method))
         try:
             return getattr(stub, method)(request, metadata=self._metadata(token), timeout=30)
         except grpc.RpcError as err:

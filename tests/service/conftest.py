@@ -23,6 +23,10 @@ TEST_SETTINGS = {
     "GENIAL_RATE_LIMIT_ADDRESS": "0",
     "GENIAL_GAMES_PER_MINUTE": "0",
     "GENIAL_WAITING_GAMES": "0",
+    # Matchmaking in seconds, not minutes; a leaderboard lists a player after one game.
+    "GENIAL_MATCH_FILL_SECONDS": "0.5",
+    "GENIAL_MATCH_BOTS_SECONDS": "1",
+    "GENIAL_LEADERBOARD_MIN_GAMES": "1",
 }
 
 

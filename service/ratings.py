@@ -15,7 +15,9 @@ did not resign (resigned seats tie among themselves).
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 
@@ -37,6 +39,10 @@ BOT_PREFIX = "bot-"
 PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_ATTEMPTS = 16
 PAGE_SIZE, MAX_PAGE_SIZE = 20, 100
+MAX_START = 1_000_000
+"""The farthest a leaderboard is paged."""
+KILL_BEFORE_RATING = "GENIAL_TEST_KILL_BEFORE_RATING"
+"""Tests only: the worker kills itself (SIGKILL) when it is about to save a game's ratings."""
 
 
 def bot_player(strength: str) -> str:
@@ -122,6 +128,7 @@ class Ratings:
         self.store = store
         self.settings = settings
         self.profile_name = profile_name
+        self._kill = bool(os.environ.get(KILL_BEFORE_RATING))
 
     async def skills(self, kind: str, players: list[str]) -> dict[str, Skill]:
         raw = await self.store.ratings(kind, players)
@@ -142,6 +149,8 @@ class Ratings:
                 (p, r, after[p].encode(), after[p].displayed, after[p].games >= least)
                 for p, r in zip(players, raw, strict=True)
             ]
+            if self._kill:
+                os.kill(os.getpid(), signal.SIGKILL)
             if await self.store.save_ratings(meta.kind, change.game_id, updates) != "conflict":
                 return
         raise RuntimeError(f"ratings of game {change.game_id}: too many conflicts")  # retried
@@ -171,6 +180,8 @@ class Ratings:
             raise ApiError(Reason.BAD_PAGE, "page_size is 0 or more")
         size = min(request.page_size or PAGE_SIZE, MAX_PAGE_SIZE)
         start = int(request.page_token or 0)
+        if start > MAX_START:
+            raise ApiError(Reason.BAD_PAGE, "a page token is the next_page_token of a page")
         rows = await self.store.leaderboard(kind, start, size + 1)
         skills = await self.skills(kind, [player for player, _ in rows[:size]])
         response = pb.ListLeaderboardResponse(min_games=self.settings.leaderboard_min_games)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from genial import engine
 from genial.bots import arena
+from genial.client import ladder
 from genial.client.play import command as play
 
 from .settings import Settings
@@ -52,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     Settings.add_arguments(p)
     p = commands.add_parser("play", help=play.DESCRIPTION)
     play.add_arguments(p)
+    p = commands.add_parser(
+        "ladder", help="the built-in bots on a server's ladder; their ratings, with uncertainty"
+    )
+    ladder.add_arguments(p)
     return parser
 
 
@@ -66,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return arena.main(args)
     if args.command == "play":
         return play.run(args)
+    if args.command == "ladder":
+        return ladder.main(args)
     return demo(args.game, args.seats, args.seed)
 
 

@@ -20,9 +20,10 @@ uses); the rest of the SDK needs only `genial-client`.
 The bot signs in (a guest by its device id: the same id is the same player, with the same
 ratings), keeps a ticket open per kind (FindMatch), hears of its games on WatchPlayer
 (reconnecting by itself), plays every game it sits at, many at once, and comes back to
-its live games after a restart. It stops after `games` games, or when `stop` is set (for
-instance by a signal handler: `loop.add_signal_handler(SIGTERM, stop.set)`): it then
-withdraws its tickets and leaves the games it is in (it comes back to them when it runs
+its live games after a restart. Once it finished `games` games, or when `finish` is set,
+it withdraws its tickets and returns when the games it is in are over; when `stop` is set
+(for instance by a signal handler: `loop.add_signal_handler(SIGTERM, stop.set)`), it
+withdraws its tickets and leaves its games at once (it comes back to them when it runs
 again).
 """
 
@@ -47,7 +48,7 @@ from .player import PlayerSession
 
 log = logging.getLogger("genial.client.bot")
 
-Choose = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Mapping[str, Any]]
+Choose = Callable[[dict[str, Any], list[dict[str, Any]]], Mapping[str, Any]]
 """A bot's choice: the seat's view and its legal moves (engine shapes) to one of the moves."""
 POLL_SECONDS = 1.0
 """How often the bot looks at its tickets (a matched one is opened again)."""
@@ -77,15 +78,19 @@ async def run_bot(
     options: types.GameOptions | None = None,
     games: int | None = None,
     stop: asyncio.Event | None = None,
+    finish: asyncio.Event | None = None,
+    stats: BotStats | None = None,
     client: GenialClient | None = None,
 ) -> BotStats:
-    """Play online until `games` games are finished (None: for ever) or `stop` is set;
-    what the bot did. See the module's docstring."""
+    """Play online until `games` games are finished (None: no bound) or `finish` is set,
+    and the games in progress then are over; or until `stop` is set. What the bot did
+    (`stats`, if given, is kept up to date as it plays). See the module's docstring."""
     own = client is None
     client = client or GenialClient.connect(target)
     try:
         me = await client.sign_in_as_guest(device_id, name)
-        bot = _Bot(client, me, choose, stop or asyncio.Event(), games)
+        ends = (stop or asyncio.Event(), finish or asyncio.Event())
+        bot = _Bot(client, me, choose, ends, games, stats or BotStats())
         asks = [
             mm.FindMatchRequest(
                 kind=kind_value(kind),
@@ -110,15 +115,16 @@ class _Bot:
         client: GenialClient,
         me: PlayerSession,
         choose: Choose,
-        stop: asyncio.Event,
+        ends: tuple[asyncio.Event, asyncio.Event],
         games: int | None,
+        stats: BotStats,
     ) -> None:
         self.client = client
         self.me = me
         self.choose = choose
-        self.stop = stop
+        self.stop, self.finish = ends
         self.budget = games
-        self.stats = BotStats()
+        self.stats = stats
         self.playing: dict[str, asyncio.Task[None]] = {}
         self.done: set[str] = set()
         self.tickets: dict[int, str] = {}
@@ -130,19 +136,30 @@ class _Bot:
     async def run(self, asks: list[mm.FindMatchRequest]) -> None:
         watch = asyncio.create_task(self._watch())
         try:
-            while not self.stop.is_set() and not self._enough():
-                await self._tickets(asks)
+            while not self.stop.is_set():
+                if self._enough() or self.finish.is_set():
+                    await self._withdraw()
+                    if not self.playing:
+                        return
+                else:
+                    await self._tickets(asks)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.stop.wait(), POLL_SECONDS)
         finally:
             watch.cancel()
-            for kind, ticket_id in self.tickets.items():
-                with contextlib.suppress(GenialError):
-                    await self._call("CancelMatch", mm.CancelMatchRequest(ticket_id=ticket_id))
-                log.info("ticket withdrawn", extra={"kind": kind})
+            with contextlib.suppress(GenialError):
+                await self._withdraw()
             for task in self.playing.values():
                 task.cancel()
             await asyncio.gather(watch, *self.playing.values(), return_exceptions=True)
+
+    async def _withdraw(self) -> None:
+        """Cancel the tickets; a game one was matched to first is played."""
+        for kind, ticket_id in list(self.tickets.items()):
+            got = await self._call("CancelMatch", mm.CancelMatchRequest(ticket_id=ticket_id))
+            del self.tickets[kind]
+            if got.ticket.status == mm.TICKET_STATUS_MATCHED:
+                self._play(got.ticket.game_id)
 
     async def _call(self, method: str, request: Any) -> Any:
         return await self.client._unary(getattr(self._stub, method), request, self.me)
@@ -161,9 +178,6 @@ class _Bot:
                 del self.tickets[ask.kind]
                 if got.ticket.status == mm.TICKET_STATUS_MATCHED:
                     self._play(got.ticket.game_id)
-            left = None if self.budget is None else self.budget - self.stats.games
-            if left is not None and len(self.playing) + len(self.tickets) >= left:
-                continue
             found = await self._call("FindMatch", ask)
             self.tickets[ask.kind] = found.ticket.ticket_id
 

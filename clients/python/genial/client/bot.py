@@ -198,31 +198,32 @@ class _Bot:
             self.playing[game_id] = asyncio.create_task(self._game(game_id))
 
     async def _game(self, game_id: str) -> None:
-        """Play one game to its end, again after errors (a worker gone, a stale view)."""
+        """Play one game to its end: act, wait for the next change (a watch from the version
+        last seen), act again; again after errors (a worker gone, a bot that failed)."""
         backoff = RETRY_SECONDS[0]
         try:
             while True:
                 try:
                     view = await self.client.view(game_id, self.me)
                     seat = Seat(self.client, game_id, view.viewer, self.me, view.version)
-                    if await self._act(seat, view):
-                        return
-                    async for update in seat.watch(from_version=view.version):
-                        if await self._act(seat, update.view):
-                            return
+                    while not await self._act(seat):
+                        async for _ in seat.watch(from_version=seat.version):
+                            break  # something happened: look again
                         backoff = RETRY_SECONDS[0]
-                    return  # the watch ends with the game
-                except GenialError as err:
-                    log.warning("game %s: %s; again", game_id, err)
+                    return
+                except Exception:  # logged, and the game taken up again
+                    log.warning("game %s failed; again", game_id, exc_info=True)
                     await asyncio.sleep(backoff)
                     backoff = min(backoff * 2, RETRY_SECONDS[1])
         finally:
             self.playing.pop(game_id, None)
             self.done.add(game_id)
 
-    async def _act(self, seat: Seat, view: types.GameView) -> bool:
-        """Make the seat's moves while it is its turn; whether the game is over."""
+    async def _act(self, seat: Seat) -> bool:
+        """Make the seat's moves while it is its turn, each chosen from the view of the
+        version it is made at; whether the game is over."""
         while True:
+            view = await seat.view()
             if view.status == types.GAME_STATUS_FINISHED:
                 self.stats.games += 1
                 self.stats.finished.append(seat.game_id)
@@ -230,18 +231,18 @@ class _Bot:
             if not view.HasField("to_move") or view.to_move != seat.seat:
                 return False
             legal = await seat.legal_moves()
+            if seat.version != view.version:
+                continue  # the game moved on between the two reads
             if not legal:
-                return False
+                return False  # played for the seat (resigned, or timed out)
             kind = kind_name(view.kind)
             chosen = await asyncio.to_thread(
                 self.choose, engine_view(view), [engine_move(kind, m) for m in legal]
             )
             try:
-                made = await seat.move(proto_move(kind, chosen))
+                await seat.move(proto_move(kind, chosen), expected_version=view.version)
             except GenialError as err:
                 if err.reason != "STALE_VERSION":
                     raise
-                view = await seat.view()
                 continue
             self.stats.moves += 1
-            view = made.view

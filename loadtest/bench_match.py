@@ -42,6 +42,9 @@ SETTINGS = {
     "GENIAL_WAITING_GAMES": "0",
 }
 POLL = 0.05
+IN_FLIGHT = 64
+"""Calls in flight at once (a worker takes a bounded number of streams a connection)."""
+LIMIT: asyncio.Semaphore
 
 
 class Player:
@@ -51,14 +54,16 @@ class Player:
         self.player_id = player_id
 
     async def find(self, ask: mm.FindMatchRequest) -> str:
-        made = await self.stub.FindMatch(ask, metadata=self.metadata)
+        async with LIMIT:
+            made = await self.stub.FindMatch(ask, metadata=self.metadata)
         return str(made.ticket.ticket_id)
 
     async def matched(self, ticket_id: str) -> mm.MatchTicket:
         while True:
-            got = await self.stub.GetMatchTicket(
-                mm.GetMatchTicketRequest(ticket_id=ticket_id), metadata=self.metadata
-            )
+            async with LIMIT:
+                got = await self.stub.GetMatchTicket(
+                    mm.GetMatchTicketRequest(ticket_id=ticket_id), metadata=self.metadata
+                )
             if got.ticket.status != mm.TICKET_STATUS_WAITING:
                 return got.ticket  # type: ignore[no-any-return]
             await asyncio.sleep(POLL)
@@ -68,9 +73,10 @@ async def sign_in(channels: list[grpc.aio.Channel], count: int) -> list[Player]:
     async def one(i: int) -> Player:
         channel = channels[i % len(channels)]
         stub = pb_grpc.PlayerServiceStub(channel)  # type: ignore[no-untyped-call]
-        made = await stub.CreateSession(
-            pb.CreateSessionRequest(device_id=secrets.token_urlsafe(24))
-        )
+        async with LIMIT:
+            made = await stub.CreateSession(
+                pb.CreateSessionRequest(device_id=secrets.token_urlsafe(24))
+            )
         return Player(channel, made.session.access_token, made.session.player.player_id)
 
     return list(await asyncio.gather(*(one(i) for i in range(count))))
@@ -107,8 +113,10 @@ async def arrivals(
         at += rnd.expovariate(rate)
         times.append(at)
     count = sum(t < seconds for t in times)
-    tasks = [asyncio.create_task(arrive(p, t)) for p, t in zip(players[:count], times, strict=False)]
-    done, pending = await asyncio.wait(tasks, timeout=seconds + 60)
+    tasks = [
+        asyncio.create_task(arrive(p, t)) for p, t in zip(players[:count], times, strict=False)
+    ]
+    _, pending = await asyncio.wait(tasks, timeout=seconds + 60)
     for task in pending:
         task.cancel()
     spreads = [abs(mus[a] - mus[b]) for a, b in (g for g in games.values() if len(g) == 2)]
@@ -121,6 +129,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def run(args: argparse.Namespace, targets: list[str], redis_url: str) -> None:
+    global LIMIT
+    LIMIT = asyncio.Semaphore(IN_FLIGHT)
     channels = [grpc.aio.insecure_channel(t) for t in targets]
     try:
         players = await sign_in(channels, args.burst)
@@ -141,8 +151,8 @@ async def run(args: argparse.Namespace, targets: list[str], redis_url: str) -> N
         waits, spreads, left = await arrivals(rated, args.rate, args.seconds, mus)
         print(
             f"rated arrivals at {args.rate:g}/s for {args.seconds:g} s (mu ~ N(25, 3)): "
-            f"{len(waits)} matched, {left} still waiting; wait median {statistics.median(waits):.2f} s, "
-            f"p99 {percentile(waits, 0.99):.2f} s; mu spread in a game median "
+            f"{len(waits)} matched, {left} still waiting; "
+            f"wait median {statistics.median(waits):.2f} s, p99 {percentile(waits, 0.99):.2f} s; mu spread in a game median "
             f"{statistics.median(spreads):.2f}, p90 {percentile(spreads, 0.9):.2f}"
         )
     finally:

@@ -152,7 +152,8 @@ async def run(args: argparse.Namespace, targets: list[str], redis_url: str) -> N
         print(
             f"rated arrivals at {args.rate:g}/s for {args.seconds:g} s (mu ~ N(25, 3)): "
             f"{len(waits)} matched, {left} still waiting; "
-            f"wait median {statistics.median(waits):.2f} s, p99 {percentile(waits, 0.99):.2f} s; mu spread in a game median "
+            f"wait median {statistics.median(waits):.2f} s, p99 {percentile(waits, 0.99):.2f} s; "
+            "mu spread in a game median "
             f"{statistics.median(spreads):.2f}, p90 {percentile(spreads, 0.9):.2f}"
         )
     finally:

@@ -68,7 +68,7 @@ class GameApp:
         self.feed = PlayerFeed(store, settings, self.my_games)
         self.followups.consumers.append(self.feed)
         self.seats = Seats(store, settings, self.games, self.turns, self.followups)
-        self.ratings = Ratings(store, settings, self._profile_name)
+        self.ratings = Ratings(store, settings, self._profile_name, self.sessions.is_bot)
         self.followups.consumers.append(self.ratings)
         self.matchmaker = Matchmaker(
             store, settings, self.games, self.followups, self.ratings, self._profile_name

@@ -123,11 +123,16 @@ class Ratings:
     """The rated games' follow-up, GetRatings and ListLeaderboard."""
 
     def __init__(
-        self, store: GameStore, settings: Settings, profile_name: Callable[[str], Awaitable[str]]
+        self,
+        store: GameStore,
+        settings: Settings,
+        profile_name: Callable[[str], Awaitable[str]],
+        is_bot_account: Callable[[str], Awaitable[bool]],
     ) -> None:
         self.store = store
         self.settings = settings
         self.profile_name = profile_name
+        self.is_bot_account = is_bot_account
         self._kill = bool(os.environ.get(KILL_BEFORE_RATING))
 
     async def skills(self, kind: str, players: list[str]) -> dict[str, Skill]:
@@ -161,7 +166,8 @@ class Ratings:
         player = request.player_id or caller.require_player()
         if not PLAYER_ID.fullmatch(player):
             raise ApiError(Reason.BAD_PLAYER_ID, "a player id is 1-64 characters [A-Za-z0-9_-]")
-        response = pb.GetRatingsResponse(player_id=player, bot=is_builtin_bot(player))
+        bot = is_builtin_bot(player) or await self.is_bot_account(player)
+        response = pb.GetRatingsResponse(player_id=player, bot=bot)
         for kind in engine.GAMES:
             (raw,) = await self.store.ratings(kind, [player])
             if raw is not None:
@@ -186,8 +192,11 @@ class Ratings:
         skills = await self.skills(kind, [player for player, _ in rows[:size]])
         response = pb.ListLeaderboardResponse(min_games=self.settings.leaderboard_min_games)
         for place, (player, _) in enumerate(rows[:size], start + 1):
-            bot = is_builtin_bot(player)
-            name = f"{player[len(BOT_PREFIX) :]} bot" if bot else await self.profile_name(player)
+            builtin = is_builtin_bot(player)
+            name = (
+                f"{player[len(BOT_PREFIX) :]} bot" if builtin else await self.profile_name(player)
+            )
+            bot = builtin or await self.is_bot_account(player)
             response.entries.append(
                 pb.LeaderboardEntry(
                     rank=place,

@@ -256,6 +256,11 @@ class Sessions(Protocol):
         """Mark a session revoked, and list it among the revocations for `keep` seconds."""
         ...
 
+    async def session_holder(self, session_id: str) -> tuple[str, str, bool] | None:
+        """A session's player, the digest of its secret, and whether it was revoked (None:
+        no such session, or expired): how a bot account's API key is checked."""
+        ...
+
     async def revoked_sessions(self, since: float) -> list[tuple[str, float]]:
         """Sessions revoked at `since` or later, with when."""
         ...

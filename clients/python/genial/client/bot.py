@@ -17,14 +17,14 @@ service's own views); it returns one of the moves. So an arena bot goes online u
 This module needs the `genial` distribution (the converter, and the engine your bot likely
 uses); the rest of the SDK needs only `genial-client`.
 
-The bot signs in (a guest by its device id: the same id is the same player, with the same
-ratings), keeps a ticket open per kind (FindMatch), hears of its games on WatchPlayer
-(reconnecting by itself), plays every game it sits at, many at once, and comes back to
-its live games after a restart. Once it finished `games` games, or when `finish` is set,
-it withdraws its tickets and returns when the games it is in are over; when `stop` is set
-(for instance by a signal handler: `loop.add_signal_handler(SIGTERM, stop.set)`), it
-withdraws its tickets and leaves its games at once (it comes back to them when it runs
-again).
+The bot signs in (a bot account by its API key, from `genial players create-bot`; or a
+guest by its device id: the same id is the same player, with the same ratings), keeps a
+ticket open per kind (FindMatch), hears of its games on WatchPlayer (reconnecting by
+itself), plays every game it sits at, many at once, and comes back to its live games
+after a restart. Once it finished `games` games, or when `finish` is set, it withdraws its
+tickets and returns when the games it is in are over; when `stop` is set (for instance by
+a signal handler: `loop.add_signal_handler(SIGTERM, stop.set)`), it withdraws its tickets
+and leaves its games at once (it comes back to them when it runs again).
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ class BotStats:
 async def run_bot(
     choose: Choose,
     *,
-    device_id: str,
+    device_id: str = "",
+    api_key: str = "",
     name: str = "",
     target: str = DEFAULT_TARGET,
     kinds: Sequence[Kind] = ("dice",),
@@ -88,7 +89,12 @@ async def run_bot(
     own = client is None
     client = client or GenialClient.connect(target)
     try:
-        me = await client.sign_in_as_guest(device_id, name)
+        if bool(device_id) == bool(api_key):
+            raise ValueError("run_bot signs in by a device_id or by an api_key: one of them")
+        if api_key:
+            me = PlayerSession.with_api_key(client, api_key)
+        else:
+            me = await client.sign_in_as_guest(device_id, name)
         ends = (stop or asyncio.Event(), finish or asyncio.Event())
         bot = _Bot(client, me, choose, ends, games, stats or BotStats())
         asks = [
@@ -178,6 +184,8 @@ class _Bot:
                 del self.tickets[ask.kind]
                 if got.ticket.status == mm.TICKET_STATUS_MATCHED:
                     self._play(got.ticket.game_id)
+            if self.budget is not None and self.stats.games + len(self.playing) >= self.budget:
+                continue  # enough games under way
             found = await self._call("FindMatch", ask)
             self.tickets[ask.kind] = found.ticket.ticket_id
 

@@ -25,6 +25,7 @@ export * from "./gen/genial/v1/cards_pb.js";
 export * from "./gen/genial/v1/color_pb.js";
 export * from "./gen/genial/v1/dice_pb.js";
 export * from "./gen/genial/v1/game_service_pb.js";
+export * from "./gen/genial/v1/match_service_pb.js";
 export * from "./gen/genial/v1/player_service_pb.js";
 export * from "./gen/genial/v1/tiles_pb.js";
 export * from "./gen/genial/v1/types_pb.js";

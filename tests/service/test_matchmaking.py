@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -21,8 +21,8 @@ from genial.v1 import game_service_pb2 as api
 from genial.v1 import match_service_pb2 as mm
 from genial.v1 import player_service_pb2 as pb
 from genial.v1 import types_pb2 as types
-from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient
-from tests.service.conftest import Worker
+from tests.service.clients import ApiClient, CallError
+from tests.service.conftest import MakeClient
 from tests.service.players import Watcher, of_type, play_seat, sign_in
 
 RULES = Rules(fill_seconds=3, bots_seconds=10, window=2, growth=0.5)
@@ -209,26 +209,6 @@ async def test_a_games_ratings_are_saved_once_over_what_was_read(store: GameStor
 # ---- end to end ------------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["grpc", "rest"])
-def make_client(
-    request: pytest.FixtureRequest, worker: Worker
-) -> Iterator[Callable[[], ApiClient]]:
-    made: list[ApiClient] = []
-
-    def make() -> ApiClient:
-        c: ApiClient = (
-            GrpcClient(worker.grpc_port)
-            if request.param == "grpc"
-            else RestClient(worker.http_port)
-        )
-        made.append(c)
-        return c
-
-    yield make
-    for c in made:
-        c.close()
-
-
 def matched(client: ApiClient, ticket_id: str, token: str, timeout: float = 20) -> mm.MatchTicket:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -245,7 +225,7 @@ def refused(call: Callable[[], object]) -> tuple[str, str]:
     return caught.value.code, caught.value.reason
 
 
-def test_two_players_are_matched_and_hear_of_it(make_client: Callable[[], ApiClient]) -> None:
+def test_two_players_are_matched_and_hear_of_it(make_client: MakeClient) -> None:
     client = make_client()
     # A kind of options nobody else in the session asks for: only these two meet.
     options = types.GameOptions(rounds=random.randint(2, 10))
@@ -309,7 +289,7 @@ def test_refusals(client: ApiClient) -> None:
     assert refused(lambda: client.call("GetRatings", who))[1] == "BAD_PLAYER_ID"
 
 
-def test_a_rated_game_with_a_bot_moves_both_ratings(make_client: Callable[[], ApiClient]) -> None:
+def test_a_rated_game_with_a_bot_moves_both_ratings(make_client: MakeClient) -> None:
     client = make_client()
     session = sign_in(client, secrets.token_urlsafe(24), "Rae")
     token, me = session.access_token, session.player.player_id

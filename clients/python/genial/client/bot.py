@@ -78,14 +78,16 @@ async def run_bot(
     accept_bots: bool = False,
     options: types.GameOptions | None = None,
     games: int | None = None,
+    at_once: int = 4,
     stop: asyncio.Event | None = None,
     finish: asyncio.Event | None = None,
     stats: BotStats | None = None,
     client: GenialClient | None = None,
 ) -> BotStats:
-    """Play online until `games` games are finished (None: no bound) or `finish` is set,
-    and the games in progress then are over; or until `stop` is set. What the bot did
-    (`stats`, if given, is kept up to date as it plays). See the module's docstring."""
+    """Play online, at most `at_once` games at a time (a worker serves a bounded number of
+    watches to one address), until `games` games are finished (None: no bound) or `finish`
+    is set, and the games in progress then are over; or until `stop` is set. What the bot
+    did (`stats`, if given, is kept up to date as it plays). See the module's docstring."""
     own = client is None
     client = client or GenialClient.connect(target)
     try:
@@ -96,7 +98,7 @@ async def run_bot(
         else:
             me = await client.sign_in_as_guest(device_id, name)
         ends = (stop or asyncio.Event(), finish or asyncio.Event())
-        bot = _Bot(client, me, choose, ends, games, stats or BotStats())
+        bot = _Bot(client, me, choose, ends, games, stats or BotStats(), at_once)
         asks = [
             mm.FindMatchRequest(
                 kind=kind_value(kind),
@@ -124,12 +126,14 @@ class _Bot:
         ends: tuple[asyncio.Event, asyncio.Event],
         games: int | None,
         stats: BotStats,
+        most: int,
     ) -> None:
         self.client = client
         self.me = me
         self.choose = choose
         self.stop, self.finish = ends
         self.budget = games
+        self.most = most
         self.stats = stats
         self.playing: dict[str, asyncio.Task[None]] = {}
         self.done: set[str] = set()
@@ -148,7 +152,10 @@ class _Bot:
                     if not self.playing:
                         return
                 else:
-                    await self._tickets(asks)
+                    try:
+                        await self._tickets(asks)
+                    except GenialError as err:  # again at the next look
+                        log.warning("tickets: %s", err)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.stop.wait(), POLL_SECONDS)
         finally:
@@ -184,7 +191,9 @@ class _Bot:
                 del self.tickets[ask.kind]
                 if got.ticket.status == mm.TICKET_STATUS_MATCHED:
                     self._play(got.ticket.game_id)
-            if self.budget is not None and self.stats.games + len(self.playing) >= self.budget:
+            if len(self.playing) >= self.most or (
+                self.budget is not None and self.stats.games + len(self.playing) >= self.budget
+            ):
                 continue  # enough games under way
             found = await self._call("FindMatch", ask)
             self.tickets[ask.kind] = found.ticket.ticket_id

@@ -1,9 +1,11 @@
 """`genial ladder`: the built-in bots on a server's ladder, as outside bots would go there.
 
 Each strength named plays as a player of its own (a guest, over the SDK's `run_bot`),
-rated, at tables of two, until every bot finished as many games as `--games-per-bot` for
-each kind (some bots play a few more); then the ratings of the ladder's players are
-printed per kind, best first, each with its uncertainty:
+rated, at tables of two, until the bots together finished `--games-per-bot` games per bot
+and kind; then the ratings of the ladder's players are printed per kind, best first, each
+with its uncertainty. The matchmaker seats players of close ratings together, so a bot far
+below the others (random) waits longer for each game and plays fewer; its uncertainty
+says so:
 
     dice
       1. strong bot   mu 31.20 ± 1.10  shown 27.90  (40 games)
@@ -109,9 +111,9 @@ async def _ladder(
         )
 
     async def referee() -> None:
-        """Every bot stops asking for games once all have played theirs (one that stopped
-        alone would leave the others waiting), and finishes the games it is in."""
-        while min(s.games for s in stats.values()) < games * len(kinds):
+        """Every bot stops asking for games once they played theirs together (one that
+        stopped alone would leave the others waiting), and finishes the games it is in."""
+        while sum(s.games for s in stats.values()) < games * len(kinds) * len(stats):
             await asyncio.sleep(0.5)
         finish.set()
 

@@ -16,6 +16,7 @@ export {
 } from "./client.js";
 export type { Credential, TokenSource } from "./credential.js";
 export { PlayerSession } from "./player.js";
+export { runBot, type BotStats, type Choose, type RunBotOptions } from "./bot.js";
 export { Code } from "@connectrpc/connect";
 export { codeName, GenialError } from "./errors.js";
 export { createRestTransport, type RestTransportOptions } from "./rest.js";

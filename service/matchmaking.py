@@ -17,7 +17,8 @@ are idempotent).
 
 Casual tables form by arrival. Rated tables gather tickets whose mu is within a window of
 the oldest ticket's, a window that widens with the oldest ticket's wait, so that nobody
-waits for ever. A table smaller than every player's largest accepted size forms only after
+waits for ever, and by the two ratings' sigma, so that uncertain ratings meet broadly. A
+table smaller than every player's largest accepted size forms only after
 `match_fill_seconds`; after `match_bots_seconds` the built-in bots fill a table whose
 players all accept bots (the bot whose rating is nearest the players' for rated games).
 """
@@ -84,6 +85,8 @@ class Ticket(msgspec.Struct, frozen=True):
     mu: float
     created: float
     options: dict[str, Any]
+    sigma: float = 0.0
+    """The rating's uncertainty when the ticket was opened (rated tickets)."""
 
 
 class MatchSpec(msgspec.Struct, frozen=True):
@@ -129,9 +132,11 @@ def form_tables(waiting: Sequence[Ticket], now: float, rules: Rules) -> list[Tab
 
     Each ticket in turn, the oldest first, gathers the later ones that fit: a seat count all
     accept, and for rated tickets a mu within the window of the oldest's (which widens as it
-    waits). The table forms when it is full (the largest size all accept), or when the oldest
-    has waited `fill_seconds` and the table is large enough, or when it has waited
-    `bots_seconds` and everyone accepts bots (who fill it to the smallest size accepted).
+    waits) widened by both ratings' sigma (uncertain ratings meet broadly, so that they
+    settle soon; settled ones meet their like). The table forms when it is full (the
+    largest size all accept), or when the oldest has waited `fill_seconds` and the table is
+    large enough, or when it has waited `bots_seconds` and everyone accepts bots (who fill
+    it to the smallest size accepted).
     """
     seated: set[str] = set()
     tables = []
@@ -146,7 +151,7 @@ def form_tables(waiting: Sequence[Ticket], now: float, rules: Rules) -> list[Tab
                 break
             if other.id in seated or other is first or other.created < first.created:
                 continue
-            if first.rated and abs(other.mu - first.mu) > window:
+            if first.rated and abs(other.mu - first.mu) > window + first.sigma + other.sigma:
                 continue
             low, high = max(least, other.least), min(most, other.most)
             if low > high or high < len(table) + 1:
@@ -229,7 +234,7 @@ class Matchmaker:
                 engine.new_game(kind, seats, engine.new_seed(), options)
         except engine.IllegalMove as err:
             raise ApiError.from_engine(err) from None
-        mu = (await self.ratings.skills(kind, [player]))[player].mu if request.rated else 0.0
+        skill = (await self.ratings.skills(kind, [player]))[player]
         ticket = Ticket(
             secrets.token_urlsafe(12),
             player,
@@ -238,9 +243,10 @@ class Matchmaker:
             request.accept_bots,
             least,
             most,
-            mu,
+            skill.mu if request.rated else 0.0,
             time.time(),
             options,
+            skill.sigma if request.rated else 0.0,
         )
         found, verdict = await self.store.open_ticket(
             ticket.id,

@@ -36,8 +36,9 @@ def ticket(
     mu: float = 25,
     rated_: bool = False,
     bots: bool = False,
+    sigma: float = 0.0,
 ) -> Ticket:
-    return Ticket(name, f"p-{name}", "dice", rated_, bots, least, most, mu, created, {})
+    return Ticket(name, f"p-{name}", "dice", rated_, bots, least, most, mu, created, {}, sigma)
 
 
 def seated(tables: list) -> list[tuple[list[str], int]]:  # type: ignore[type-arg]
@@ -77,6 +78,14 @@ def test_rated_tickets_meet_within_a_window_that_widens() -> None:
     assert seated(form_tables(waiting, 6, RULES)) == [(["a", "b"], 0)]
     # Much later c is alone: nobody to meet, no bots accepted.
     assert form_tables(waiting[2:], 100, RULES) == []
+
+
+def test_uncertain_ratings_meet_more_broadly() -> None:
+    settled = [ticket("a", 0, 2, 2, mu=25, rated_=True), ticket("b", 0, 2, 2, mu=32, rated_=True)]
+    assert form_tables(settled, 1, RULES) == []  # 7 apart, the window is 2.5
+    # The same mu, but a new player's sigma (25/3): within 2.5 + 8.3.
+    uncertain = [settled[0], ticket("b", 0, 2, 2, mu=32, rated_=True, sigma=25 / 3)]
+    assert seated(form_tables(uncertain, 1, RULES)) == [(["a", "b"], 0)]
 
 
 def test_bots_fill_a_table_only_when_everyone_accepts_them() -> None:

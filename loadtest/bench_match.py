@@ -4,10 +4,10 @@
    both workers; tickets matched per second, from the first ticket to the last matched.
 2. Waits: rated tickets (dice, exactly 2 seats, no bots) arrive at `--rate` a second for
    `--seconds`, through both workers, from players whose ratings are spread as people's
-   are (mu drawn around 25, sigma 3, written to the ratings before the run); the median
-   and p99 wait from FindMatch to matched, and the rating spread within matched games
-   (the difference of the two players' mu: median and p90), against the window
-   (`--rating-window` 2, widening 0.5 a second).
+   are (mu drawn around 25 with a spread of 3, settled: sigma 2, written to the ratings
+   before the run); the median and p99 wait from FindMatch to matched, and the rating
+   spread within matched games (the difference of the two players' mu: median and p90),
+   against the window (`--rating-window` 2, widening 0.5 a second, plus both sigmas).
 
 Matched is when GetMatchTicket first says so (polled every 0.05 s), so waits include up to
 that much of polling. The workers run with the test suites' settings (no quotas).
@@ -145,7 +145,7 @@ async def run(args: argparse.Namespace, targets: list[str], redis_url: str) -> N
         store = redis.Redis.from_url(redis_url)
         store.hset(
             "genial:{r:dice}:ratings",
-            mapping={p: f"{mu!r} 5.0 10" for p, mu in mus.items()},
+            mapping={p: f"{mu!r} 2.0 30" for p, mu in mus.items()},
         )
         store.close()
         waits, spreads, left = await arrivals(rated, args.rate, args.seconds, mus)

@@ -56,7 +56,7 @@ export interface BotStats {
 }
 
 const POLL_MS = 1000;
-const RETRY_MS = [500, 10_000];
+const RETRY_MS = [500, 10_000] as const;
 
 export async function runBot(
   client: GenialClient,
@@ -129,7 +129,7 @@ export async function runBot(
   };
 
   const game = async (gameId: string): Promise<void> => {
-    let backoff = RETRY_MS[0];
+    let backoff: number = RETRY_MS[0];
     while (!stop.signal.aborted) {
       try {
         const view = await client.view(gameId, me);

@@ -19,7 +19,7 @@ WEB_MODULES := $(WEB)/node_modules/.stamp
 
 .PHONY: run test lint typecheck unit install redis bench-engine demo clean loadtest bench \
 	generate proto-lint proto-breaking sandbox promtool protoc mobile ts-lint ts-test \
-	test-reliability chromium web web-lint web-screenshots
+	test-reliability chromium web web-lint web-screenshots bench-match
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || { \
@@ -167,6 +167,11 @@ loadtest: install redis $(VENV)/.load
 
 bench: install redis $(VENV)/.load
 	$(PY) -m loadtest.bench $(BENCH_ARGS)
+
+# The matchmaker's figures (2 workers, a Redis of its own): tickets matched a second, waits
+# at an arrival rate, rating spread in matched games. Options go in MATCH_ARGS.
+bench-match: install redis
+	$(PY) -m loadtest.bench_match $(MATCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -19,11 +19,13 @@ from .history import History
 from .invoke import Gate, StreamCase, StreamSlots, UseCase
 from .limits import RateLimiter
 from .lobby import Lobby
+from .matchmaking import Matchmaker
 from .moves import Moves
 from .players.feed import PlayerFeed
 from .players.my_games import MyGames
 from .players.seats import Seats
 from .players.sessions import PlayerSessions
+from .ratings import Ratings
 from .settings import Settings
 from .store import GameStore
 from .turns import Turns
@@ -79,6 +81,11 @@ class GameApp:
         )
         self.followups.consumers.append(self.notifier)
         self.seats = Seats(store, settings, self.games, self.turns, self.followups)
+        self.ratings = Ratings(store, settings, self._profile_name, self.sessions.is_bot)
+        self.followups.consumers.append(self.ratings)
+        self.matchmaker = Matchmaker(
+            store, settings, self.games, self.followups, self.ratings, self._profile_name
+        )
         self.unary: dict[str, UseCase] = {
             "CreateGame": self.games.create_game,
             "JoinGame": self.games.join_game,
@@ -97,6 +104,11 @@ class GameApp:
             "ListMyGames": self.my_games.list_my_games,
             "CreateWatchTicket": self.tickets.create_watch_ticket,
             "SetPlayerWebhook": self.player_webhooks.set_player_webhook,
+            "FindMatch": self.matchmaker.find_match,
+            "CancelMatch": self.matchmaker.cancel_match,
+            "GetMatchTicket": self.matchmaker.get_match_ticket,
+            "GetRatings": self.ratings.get_ratings,
+            "ListLeaderboard": self.ratings.list_leaderboard,
         }
         self.streams: dict[str, StreamCase] = {
             "WatchGame": self.watching.watch_game,
@@ -115,3 +127,4 @@ class GameApp:
             tasks.create_task(self.credentials.run())
             tasks.create_task(self.health.run())
             tasks.create_task(self.deliveries.run())
+            tasks.create_task(self.matchmaker.run())

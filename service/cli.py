@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import random
 import sys
 from collections.abc import Sequence
 
 from genial import engine
 from genial.bots import arena
+from genial.client import ladder
 from genial.client.play import command as play
 
 from .settings import Settings
@@ -37,6 +39,28 @@ def demo(kind: str, seats: int, seed: int | None) -> int:
     return 0
 
 
+async def players(args: argparse.Namespace) -> int:
+    """`genial players create-bot NAME` and `genial players revoke-bot-key KEY`."""
+    from .players import bot_accounts  # noqa: PLC0415  (the store loads only when used)
+    from .store import open_store  # noqa: PLC0415
+
+    settings = Settings.load(args)
+    store = open_store(settings)
+    try:
+        if args.action == "create-bot":
+            player, key = await bot_accounts.create_bot(store, args.name)
+            print(f"bot account {player} ({args.name})")
+            print(f"API key (shown once; keep it secret): {key}")
+            return 0
+        if await bot_accounts.revoke_bot_key(store, settings, args.key):
+            print("revoked: every worker refuses it within a second")
+            return 0
+        print("no such API key", file=sys.stderr)
+        return 1
+    finally:
+        await store.close()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line, every subcommand with its arguments."""
     parser = argparse.ArgumentParser(prog="genial", description=__doc__)
@@ -55,6 +79,19 @@ def build_parser() -> argparse.ArgumentParser:
     dead_letters.add_arguments(p)
     p = commands.add_parser("play", help=play.DESCRIPTION)
     play.add_arguments(p)
+    p = commands.add_parser("players", help="bot accounts: create one, revoke its API key")
+    accounts = p.add_subparsers(dest="action", required=True)
+    made = accounts.add_parser("create-bot", help="create a bot account; prints its API key once")
+    made.add_argument("name", help="the bot's display name")
+    revoked = accounts.add_parser("revoke-bot-key", help="revoke a bot account's API key")
+    revoked.add_argument("key", help="the API key, or its key id (after gbk_, before the dot)")
+    for each in (made, revoked):
+        each.add_argument("--redis-url", help="the store (env GENIAL_REDIS_URL)")
+        each.add_argument("--redis-cluster", action="store_true", default=None)
+    p = commands.add_parser(
+        "ladder", help="the built-in bots on a server's ladder; their ratings, with uncertainty"
+    )
+    ladder.add_arguments(p)
     return parser
 
 
@@ -71,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return dead_letters.main(args)
     if args.command == "play":
         return play.run(args)
+    if args.command == "ladder":
+        return ladder.main(args)
+    if args.command == "players":
+        return asyncio.run(players(args))
     return demo(args.game, args.seats, args.seed)
 
 

@@ -110,6 +110,30 @@ def table_to_proto(kind: str, table: Mapping[str, Any], view: types_pb2.GameView
     to_proto(table, getattr(view, kind))
 
 
+VIEW_KEYS = ("kind", "seats", "viewer", "to_move", "round", "first_seat", "points", "standings")
+"""The keys of an engine view that a GameView holds under the same name."""
+
+
+def engine_view(message: types_pb2.GameView) -> dict[str, Any]:
+    """The engine's view (`GameState.view(seat)`) a GameView was made from: what the built-in
+    bots' `choose(view, legal_moves)` takes (with `engine_move` of each legal move). The
+    inverse of the service's views, for the fields the engine's view has.
+
+    Raises BadMessage for a view without a table.
+    """
+    data = from_proto(message)
+    table = message.WhichOneof("table")
+    if table is None:
+        raise BadMessage("a GameView without a table")
+    return {
+        **{key: data.get(key) for key in VIEW_KEYS},
+        "finished": data["status"] == "finished",
+        "options": options(message.options),
+        "last_events": data["last_events"],
+        "table": data[table],
+    }
+
+
 def options(message: types_pb2.GameOptions) -> dict[str, Any]:
     """The options a client set, for `engine.new_game`.
 

@@ -3,11 +3,12 @@ path, by `Credentials.principal`) into a `Principal` that the use cases take. Us
 never see a raw token.
 
 A credential is a seat token, or a player's token (a JWT: the service's own session token,
-or an identity provider's). A seat token is random (32 bytes, URL-safe base64) and only its
-digest is ever kept: in the game's metadata, in the rate limiter's keys, in caches. A
-player's token is verified once per worker and then known by its digest until it expires
-(`VerifiedTokens`), so that a move with it costs no more than one with a seat token; a
-revoked session is refused by every worker within `REVOCATION_POLL` seconds and a bit.
+or an identity provider's), or a bot account's API key (`players.bot_accounts`). A seat
+token is random (32 bytes, URL-safe base64) and only its digest is ever kept: in the
+game's metadata, in the rate limiter's keys, in caches. A player's token is verified once
+per worker and then known by its digest until it expires (`VerifiedTokens`), so that a
+move with it costs no more than one with a seat token; a revoked session is refused by
+every worker within `REVOCATION_POLL` seconds and a bit.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ MAX_AUTHORIZATION = 4096
 refused before anything looks it up or keeps it."""
 REVOCATION_POLL = 0.25
 """Seconds between two looks at the sessions revoked meanwhile, on every worker."""
+API_KEY_PREFIX = "gbk_"
+"""How a bot account's API key begins (`players.bot_accounts`): `gbk_<key id>.<secret>`."""
+API_KEY_RECHECK = 60.0
+"""Seconds a worker trusts an API key it checked before it reads it again."""
 GENERATED_KEY = "session-key"
 """The name of the session key the workers share when none is set (`shared_secret`)."""
 
@@ -193,13 +198,26 @@ class Credentials:
         digest = token_digest(token)
         now = time.time()
         caller = self.verified.get(digest, now)
-        if caller is None:
+        if caller is None and token.startswith(API_KEY_PREFIX):
+            caller = await self._api_key(token)
+            self.verified.put(digest, now + API_KEY_RECHECK, caller)
+        elif caller is None:
             verified = await self.verify(token, ACCESS_AUDIENCE)
             caller = Principal(player=verified.player, session=verified.session)
             self.verified.put(digest, verified.expires + LEEWAY, caller)
         if caller.session is not None and caller.session in self._revoked:
             raise ApiError(Reason.TOKEN_REVOKED, "the session was ended; sign in again")
         return dataclasses.replace(caller, address=address) if address is not None else caller
+
+    async def _api_key(self, api_key: str) -> Principal:
+        """The bot account of an API key, or why it is refused."""
+        session, _, secret = api_key.removeprefix(API_KEY_PREFIX).partition(".")
+        holder = await self.store.session_holder(session) if session and secret else None
+        if holder is None or not hmac.compare_digest(holder[1], token_digest(secret)):
+            raise ApiError(Reason.API_KEY_UNKNOWN, "no such API key")
+        if holder[2]:
+            raise ApiError(Reason.TOKEN_REVOKED, "this API key was revoked")
+        return Principal(player=holder[0], session=session)
 
     async def verify(self, token: str, audience: str) -> Verified:
         """What a player's token proves (uncached), or why it is refused."""

@@ -74,10 +74,16 @@ class Reason:
     TOKEN_BAD_ISSUER = "TOKEN_BAD_ISSUER"
     TOKEN_BAD_AUDIENCE = "TOKEN_BAD_AUDIENCE"
     TOKEN_REVOKED = "TOKEN_REVOKED"
+    API_KEY_UNKNOWN = "API_KEY_UNKNOWN"
     KEYS_UNAVAILABLE = "KEYS_UNAVAILABLE"
     BAD_DEVICE_ID = "BAD_DEVICE_ID"
     BAD_WEBHOOK = "BAD_WEBHOOK"
     WEBHOOKS_OFF = "WEBHOOKS_OFF"
+    BAD_SEAT_RANGE = "BAD_SEAT_RANGE"
+    BAD_PLAYER_ID = "BAD_PLAYER_ID"
+    BAD_TICKET_ID = "BAD_TICKET_ID"
+    TICKET_NOT_FOUND = "TICKET_NOT_FOUND"
+    TOO_MANY_TICKETS = "TOO_MANY_TICKETS"
     ALREADY_SEATED = "ALREADY_SEATED"
     RESIGNED = "RESIGNED"
     GAME_NOT_OVER = "GAME_NOT_OVER"
@@ -112,6 +118,9 @@ REASON_CODES: dict[str, Code] = {
             Reason.BAD_READ_MASK,
             Reason.BAD_DEVICE_ID,
             Reason.BAD_WEBHOOK,
+            Reason.BAD_SEAT_RANGE,
+            Reason.BAD_PLAYER_ID,
+            Reason.BAD_TICKET_ID,
             *_ENGINE_SETUP,
             # A move no game could take (the message itself is wrong), whatever the state.
             engine.Reason.MALFORMED_MOVE,
@@ -130,12 +139,14 @@ REASON_CODES: dict[str, Code] = {
             Reason.TOKEN_BAD_ISSUER,
             Reason.TOKEN_BAD_AUDIENCE,
             Reason.TOKEN_REVOKED,
+            Reason.API_KEY_UNKNOWN,
         ),
         Code.UNAUTHENTICATED,
     ),
     Reason.TOKEN_INVALID: Code.PERMISSION_DENIED,
     Reason.GAME_NOT_FOUND: Code.NOT_FOUND,
     Reason.NO_ROUTE: Code.NOT_FOUND,
+    Reason.TICKET_NOT_FOUND: Code.NOT_FOUND,
     Reason.STALE_VERSION: Code.ABORTED,
     Reason.CONTENTION: Code.ABORTED,
     Reason.GAME_NOT_STARTED: Code.FAILED_PRECONDITION,
@@ -148,6 +159,7 @@ REASON_CODES: dict[str, Code] = {
     Reason.WEBHOOKS_OFF: Code.FAILED_PRECONDITION,
     Reason.TOO_MANY_GAMES: Code.RESOURCE_EXHAUSTED,
     Reason.TOO_MANY_STREAMS: Code.RESOURCE_EXHAUSTED,
+    Reason.TOO_MANY_TICKETS: Code.RESOURCE_EXHAUSTED,
     Reason.SLOW_READER: Code.RESOURCE_EXHAUSTED,
     Reason.RATE_LIMITED: Code.RESOURCE_EXHAUSTED,
     Reason.STORE_FULL: Code.UNAVAILABLE,

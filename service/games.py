@@ -73,7 +73,7 @@ def _visible(char: str) -> bool:
     return char not in BLANK and unicodedata.category(char)[0] in "LNPS"
 
 
-def _folded(name: str) -> str:
+def folded(name: str) -> str:
     """What two names must not share at one table: NFKC, case folded, blanks dropped."""
     return "".join(c for c in unicodedata.normalize("NFKC", name).casefold() if _visible(c))
 
@@ -224,8 +224,8 @@ class Games:
                 name = name or display_name(await self.profile_name(player))
                 await self._list(player, request.game_id, now)
                 listed = True
-            taken_names = {_folded(n) for n in meta.names if n is not None}
-            if _folded(name) in taken_names:
+            taken_names = {folded(n) for n in meta.names if n is not None}
+            if folded(name) in taken_names:
                 raise ApiError(Reason.NAME_TAKEN, f"{name!r} is at this table already")
             token = None if player is not None else new_seat_token()
             meta.names[seat] = name

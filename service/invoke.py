@@ -22,7 +22,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from genial.v1 import game_service_pb2, player_service_pb2, webhook_service_pb2
+from genial.v1 import (
+    game_service_pb2,
+    match_service_pb2,
+    player_service_pb2,
+    webhook_service_pb2,
+)
 
 from . import convert
 from .addresses import ClientAddresses
@@ -35,7 +40,7 @@ log = logging.getLogger("genial.invoke")
 
 SERVICES: tuple[ServiceDescriptor, ...] = tuple(
     service
-    for module in (game_service_pb2, player_service_pb2, webhook_service_pb2)
+    for module in (game_service_pb2, player_service_pb2, webhook_service_pb2, match_service_pb2)
     for service in module.DESCRIPTOR.services_by_name.values()
 )
 """Every service of the API, in the order the documents list them."""

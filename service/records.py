@@ -51,6 +51,8 @@ class GameMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Until when a seat reserved for a player (a rematch's) is kept for it."""
     rematch: str | None = _key("m", None)
     """The id of this game's rematch, once one was asked for."""
+    rated: bool = _key("q", False)
+    """Whether the game changes its players' ratings when it ends (a rated match's)."""
 
     def player(self, seat: int) -> str | None:
         """The player bound (or reserved) to `seat`."""

@@ -277,6 +277,34 @@ class Settings:
             "addresses (loopback, private and link-local ones are refused otherwise)"
         ),
     )
+    match_ticket_seconds: float = field(
+        default=600.0, metadata=_doc("seconds a matchmaking ticket waits before it expires")
+    )
+    match_tickets_per_player: int = field(
+        default=3,
+        metadata=_doc("matchmaking tickets a player may have waiting at once (one per kind)"),
+    )
+    match_fill_seconds: float = field(
+        default=3.0,
+        metadata=_doc(
+            "seconds a ticket waits for a full table before it takes a smaller one all its "
+            "players accept"
+        ),
+    )
+    match_bots_seconds: float = field(
+        default=15.0,
+        metadata=_doc("seconds before built-in bots fill a table whose players accept bots"),
+    )
+    rating_window: float = field(
+        default=2.0,
+        metadata=_doc("rated tickets: the widest difference of mu at first between players"),
+    )
+    rating_window_growth: float = field(
+        default=0.5, metadata=_doc("rated tickets: how much the window widens a second waited")
+    )
+    leaderboard_min_games: int = field(
+        default=5, metadata=_doc("rated games a player needs to be on a leaderboard")
+    )
     log_level: str = field(default="INFO", metadata=_doc("DEBUG, INFO, WARNING or ERROR"))
     log_json: bool = field(default=True, metadata=_doc("structured (JSON) log lines"))
 

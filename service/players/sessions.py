@@ -34,6 +34,8 @@ class Profile(msgspec.Struct, omit_defaults=True):
 
     created: float = msgspec.field(name="c")
     name: str = msgspec.field(name="n", default="")
+    bot: bool = msgspec.field(name="b", default=False)
+    """A bot account (`bot_accounts`)."""
 
 
 _profile = msgspec.json.Decoder(Profile)
@@ -59,6 +61,11 @@ class PlayerSessions:
         found = pb.PlayerProfile(player_id=player, display_name=profile.name)
         found.created_at.FromMilliseconds(timestamp_ms(profile.created))
         return found
+
+    async def is_bot(self, player: str) -> bool:
+        """Whether the player is a bot account."""
+        raw = await self.store.player_profile(player)
+        return raw is not None and _profile.decode(raw).bot
 
     async def get_player(
         self, _request: pb.GetPlayerRequest, caller: Principal

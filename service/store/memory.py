@@ -17,6 +17,7 @@ from .base import (
     WriteResult,
 )
 from .follow import Wakeups
+from .memory_matches import MemoryMatches
 from .memory_outbox import MemoryOutbox
 from .memory_players import LeasedTimes, MemoryPlayers
 
@@ -30,7 +31,7 @@ class _MemoryGame:
     snapshots: dict[int, bytes] = field(default_factory=dict)
 
 
-class MemoryStore(MemoryPlayers, MemoryOutbox):
+class MemoryStore(MemoryPlayers, MemoryOutbox, MemoryMatches):
     """The embedded store: the same semantics in one process (a single worker only)."""
 
     name = "memory"
@@ -40,6 +41,7 @@ class MemoryStore(MemoryPlayers, MemoryOutbox):
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         MemoryPlayers.__init__(self)
         MemoryOutbox.__init__(self)
+        MemoryMatches.__init__(self)
         self._games: dict[str, _MemoryGame] = {}
         self._lobby: dict[str, dict[str, float]] = {}
         self._schedule = LeasedTimes()

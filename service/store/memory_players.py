@@ -112,6 +112,12 @@ class MemoryPlayers:
         session.expires = self._clock() + ttl
         return "ok"
 
+    async def session_holder(self, session_id: str) -> tuple[str, str, bool] | None:
+        session = self._sessions.get(session_id)
+        if session is None or session.expires <= self._clock():
+            return None
+        return session.player, session.digest, session.revoked
+
     async def revoke_session(self, session_id: str, keep: float) -> None:
         if (session := self._sessions.get(session_id)) is not None:
             session.revoked = True

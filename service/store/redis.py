@@ -32,6 +32,7 @@ from ..metrics import METRICS
 from .base import Entry, EntryId, Follower, Quota, Record, Write, WriteResult
 from .redis_changes import SUBSCRIBER_OPTIONS, RedisLogChanges
 from .redis_link import Command, RedisLink
+from .redis_matches import RedisMatches
 from .redis_outbox import RedisOutbox
 from .redis_players import FOLLOW_UPS_KEY, RedisPlayers
 
@@ -320,7 +321,7 @@ async def run_in_order(
     return found
 
 
-class RedisStore(RedisPlayers, RedisOutbox):
+class RedisStore(RedisPlayers, RedisOutbox, RedisMatches):
     """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
     The move path (read, write, create) and the logs go through `commands`: a `RedisLink`
@@ -358,6 +359,10 @@ class RedisStore(RedisPlayers, RedisOutbox):
         self._outbox_take = _Script("outbox_take.lua")
         self._outbox_settle = _Script("outbox_settle.lua")
         self._outbox_replay = _Script("outbox_replay.lua")
+        self._open_ticket = _Script("open_ticket.lua")
+        self._cancel_ticket = _Script("cancel_ticket.lua")
+        self._commit_matches = _Script("commit_matches.lua")
+        self._save_ratings = _Script("save_ratings.lua")
 
     @classmethod
     def from_url(

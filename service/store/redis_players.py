@@ -105,6 +105,14 @@ class RedisPlayers:
         )
         return reply.decode() if isinstance(reply, bytes) else str(reply)
 
+    async def session_holder(self, session_id: str) -> tuple[str, str, bool] | None:
+        found = await self._commands.call(
+            "HMGET", f"genial:{{s:{session_id}}}:session", "p", "h", "r"
+        )
+        if not found or found[0] is None:
+            return None
+        return found[0].decode(), found[1].decode(), found[2] is not None
+
     async def revoke_session(self, session_id: str, keep: float) -> None:
         key = f"genial:{{s:{session_id}}}:session"
         at = time.time()

@@ -23,6 +23,7 @@ from google.protobuf.message import Message
 from genial.service.routes import ROUTES
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
+from genial.v1 import match_service_pb2 as mm
 from genial.v1 import player_service_pb2 as api_pb
 from genial.v1 import types_pb2 as types
 from genial.v1 import webhook_service_pb2 as webhook_pb
@@ -357,6 +358,25 @@ def test_a_player_acts_for_its_own_seats_and_reads_its_own_feed(
             ("SetPlayerWebhook", webhook_pb.SetPlayerWebhookRequest(url="https://a.example/")),
         ):
             assert outcome(lambda r=rpc, q=request: client.call(r, q, seat_token)) == MISSING
+        # A matchmaking ticket is its player's alone; a seat token opens none.
+        ask = mm.FindMatchRequest(kind=types.GAME_KIND_TILES, min_seats=4, rated=True)
+        assert outcome(lambda: client.call("FindMatch", ask, seat_token)) == MISSING
+        ticket = client.call("FindMatch", ask, token["ada"]).ticket.ticket_id
+        for name, credential in credentials.items():
+            for rpc, request in (
+                ("GetMatchTicket", mm.GetMatchTicketRequest(ticket_id=ticket)),
+                ("CancelMatch", mm.CancelMatchRequest(ticket_id=ticket)),
+            ):
+                if name == "ada":
+                    continue
+                got = outcome(lambda r=rpc, q=request, c=credential: client.call(r, q, c))
+                tried += 1
+                assert got == unauthenticated.get(name, ("NOT_FOUND", "TICKET_NOT_FOUND")), name
+        mine = client.call(
+            "GetMatchTicket", mm.GetMatchTicketRequest(ticket_id=ticket), token["ada"]
+        )
+        assert mine.ticket.status == mm.TICKET_STATUS_WAITING  # nobody else cancelled it
+        client.call("CancelMatch", mm.CancelMatchRequest(ticket_id=ticket), token["ada"])
     finally:
         for watcher in watchers.values():
             watcher.stop()

@@ -21,6 +21,7 @@ from grpc_status import rpc_status
 from genial.service.routes import ROUTES, Route
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
+from genial.v1 import match_service_pb2_grpc as match_grpc
 from genial.v1 import player_service_pb2 as pb
 from genial.v1 import player_service_pb2_grpc as pb_grpc
 from genial.v1 import webhook_service_pb2_grpc as webhook_grpc
@@ -70,6 +71,7 @@ class GrpcClient:
         self.stub = api_grpc.GameServiceStub(self.channel)
         self.players = pb_grpc.PlayerServiceStub(self.channel)
         self.webhooks = webhook_grpc.WebhookServiceStub(self.channel)
+        self.matches = match_grpc.MatchServiceStub(self.channel)
 
     @staticmethod
     def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:
@@ -86,7 +88,8 @@ class GrpcClient:
         return CallError(err.code().name, reason, err.details() or "", metadata)  # type: ignore[attr-defined]
 
     def call(self, method: str, request: Any, token: str | None = None) -> Any:
-        stub = next(s for s in (self.stub, self.players, self.webhooks) if hasattr(s, method))
+        stubs = (self.stub, self.players, self.webhooks, self.matches)
+        stub = next(s for s in stubs if hasattr(s, method))
         try:
             return getattr(stub, method)(request, metadata=self._metadata(token), timeout=30)
         except grpc.RpcError as err:

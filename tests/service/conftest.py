@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +11,10 @@ from loadtest import processes
 from loadtest.processes import Worker, stop_worker
 from tests.service.clients import ApiClient, GrpcClient, RestClient
 
-__all__ = ["Worker", "start_worker", "stop_worker"]
+__all__ = ["MakeClient", "Worker", "start_worker", "stop_worker"]
+
+MakeClient = Callable[[], ApiClient]
+"""Makes a client of the test's worker over the test's transport (closed after the test)."""
 
 TEST_SETTINGS = {
     "GENIAL_LOG_LEVEL": "WARNING",
@@ -23,6 +26,10 @@ TEST_SETTINGS = {
     "GENIAL_RATE_LIMIT_ADDRESS": "0",
     "GENIAL_GAMES_PER_MINUTE": "0",
     "GENIAL_WAITING_GAMES": "0",
+    # Matchmaking in seconds, not minutes; a leaderboard lists a player after one game.
+    "GENIAL_MATCH_FILL_SECONDS": "0.5",
+    "GENIAL_MATCH_BOTS_SECONDS": "1",
+    "GENIAL_LEADERBOARD_MIN_GAMES": "1",
 }
 
 
@@ -65,3 +72,22 @@ def client(request: pytest.FixtureRequest, worker: Worker) -> Iterator[ApiClient
     c = GrpcClient(worker.grpc_port) if request.param == "grpc" else RestClient(worker.http_port)
     yield c
     c.close()
+
+
+@pytest.fixture(params=["grpc", "rest"])
+def make_client(request: pytest.FixtureRequest, worker: Worker) -> Iterator[MakeClient]:
+    """Clients of `worker` over gRPC, then over REST, as many as the test makes."""
+    made: list[ApiClient] = []
+
+    def make() -> ApiClient:
+        c: ApiClient = (
+            GrpcClient(worker.grpc_port)
+            if request.param == "grpc"
+            else RestClient(worker.http_port)
+        )
+        made.append(c)
+        return c
+
+    yield make
+    for c in made:
+        c.close()

@@ -21,15 +21,19 @@ from genial import engine
 from genial.engine.cards import CARD_NAMES
 from genial.service import convert
 from genial.service.convert import (
+    VIEW_KEYS,
     BadMessage,
     ShapeError,
     engine_move,
+    engine_view,
     from_proto,
     proto_event,
     proto_move,
     table_to_proto,
     to_proto,
 )
+from genial.service.games import new_meta
+from genial.service.views import game_view
 from genial.v1 import cards_pb2, color_pb2, dice_pb2, tiles_pb2, types_pb2
 
 M = TypeVar("M", bound=Message)
@@ -42,8 +46,6 @@ OPTIONS: dict[str, list[dict[str, Any]]] = {
     "tiles": [{}, {"rounds": 2, "line_length": 3}, {"line_length": 15}],
 }
 GAMES_PER_SETUP = 1
-VIEW_KEYS = ("kind", "seats", "viewer", "to_move", "round", "first_seat", "points", "standings")
-"""The keys of an engine view that GameView holds under the same name."""
 
 RARE_EVENTS: dict[str, list[dict[str, Any]]] = {
     # A bonus play lapses only when a marker reaches the last column with the last card in
@@ -78,20 +80,6 @@ def view_message(kind: str, view: Mapping[str, Any]) -> types_pb2.GameView:
     message.last_events.extend(proto_event(kind, event) for event in view["last_events"])
     table_to_proto(kind, view["table"], message)
     return message
-
-
-def engine_view(message: types_pb2.GameView) -> dict[str, Any]:
-    """The engine view a GameView was made from."""
-    data = from_proto(message)
-    table = message.WhichOneof("table")
-    assert table is not None
-    return {
-        **{key: data[key] for key in VIEW_KEYS},
-        "finished": data["status"] == "finished",
-        "options": convert.options(message.options),
-        "last_events": data["last_events"],
-        "table": data[table],
-    }
 
 
 def check_move(kind: str, move: Mapping[str, Any]) -> None:
@@ -296,3 +284,18 @@ def test_none_leaves_an_optional_field_unset() -> None:
     }
     player = to_proto({"bot": "greedy"}, Player())
     assert player.bot == types_pb2.BOT_STRENGTH_GREEDY
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_services_views_convert_back_to_the_engines(kind: str) -> None:
+    """`engine_view` of a view as the service sends it is the seat's engine view: what the
+    SDK's `run_bot` hands the built-in bots."""
+    for number, game in enumerate(random_games(kind)):
+        if number % 10:
+            continue
+        meta = new_meta(kind, [None] * game.seats, None, 0.0)
+        meta.names = [f"p{seat}" for seat in range(game.seats)]
+        meta.finished = game.is_over()
+        for seat in range(game.seats):
+            sent = through_json(game_view("g" * 16, meta, number, game, seat))
+            assert engine_view(sent) == game.view(seat)

@@ -15,29 +15,9 @@ from genial.v1 import game_service_pb2 as api
 from genial.v1 import player_service_pb2 as pb
 from genial.v1 import types_pb2 as types
 from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient
-from tests.service.conftest import Worker, start_worker, stop_worker
+from tests.service.conftest import MakeClient, Worker, start_worker, stop_worker
 from tests.service.oidc import AUDIENCE, ISSUER, Provider
 from tests.service.players import Watcher, of_type, play_seat, sign_in
-
-MakeClient = Callable[[], ApiClient]
-
-
-@pytest.fixture(params=["grpc", "rest"])
-def make_client(request: pytest.FixtureRequest, worker: Worker) -> Iterator[MakeClient]:
-    made: list[ApiClient] = []
-
-    def make() -> ApiClient:
-        c: ApiClient = (
-            GrpcClient(worker.grpc_port)
-            if request.param == "grpc"
-            else RestClient(worker.http_port)
-        )
-        made.append(c)
-        return c
-
-    yield make
-    for c in made:
-        c.close()
 
 
 def device() -> str:

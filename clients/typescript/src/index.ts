@@ -17,6 +17,7 @@ export {
 } from "./client.js";
 export type { Credential, TokenSource } from "./credential.js";
 export { PlayerSession } from "./player.js";
+export { runBot, type BotStats, type Choose, type RunBotOptions } from "./bot.js";
 export { Code } from "@connectrpc/connect";
 export { codeName, GenialError } from "./errors.js";
 export { createRestTransport, type RestTransportOptions } from "./rest.js";
@@ -26,6 +27,7 @@ export * from "./gen/genial/v1/cards_pb.js";
 export * from "./gen/genial/v1/color_pb.js";
 export * from "./gen/genial/v1/dice_pb.js";
 export * from "./gen/genial/v1/game_service_pb.js";
+export * from "./gen/genial/v1/match_service_pb.js";
 export * from "./gen/genial/v1/player_service_pb.js";
 export * from "./gen/genial/v1/tiles_pb.js";
 export * from "./gen/genial/v1/types_pb.js";

@@ -99,7 +99,8 @@ function over(view: GameView | undefined): boolean {
   return view?.status === GameStatus.FINISHED;
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Waits `ms`, or throws CANCELLED when `signal` aborts first. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const done = () => {
       clearTimeout(timer);

@@ -28,6 +28,8 @@ from .errors import GenialError
 
 REFRESH_MARGIN = 60.0
 """Seconds before its expiry that an access token is refreshed."""
+API_KEY_EXPIRES = 253_402_300_799
+"""The end of 9999: an API key has no expiry of its own."""
 RECONNECT_BACKOFF = (0.2, 5.0)
 """The first and the longest wait before a watch connects again."""
 RECONNECT_CODES = {
@@ -69,6 +71,14 @@ class PlayerSession:
     ) -> PlayerSession:
         session = await cls._create(client, device_id, display_name)
         return cls(client, session, device_id)
+
+    @classmethod
+    def with_api_key(cls, client: GenialClient, api_key: str) -> PlayerSession:
+        """A bot account's session: its API key (`genial players create-bot` prints it) is
+        its token, never refreshed (a revoked key is refused: `GenialError`)."""
+        session = pb.Session(access_token=api_key)
+        session.access_token_expires_at.FromSeconds(API_KEY_EXPIRES)
+        return cls(client, session)
 
     @staticmethod
     async def _create(client: GenialClient, device_id: str, display_name: str) -> pb.Session:

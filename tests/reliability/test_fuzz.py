@@ -131,6 +131,7 @@ def valid_request(target: Target, method: str) -> Message:
         "WatchGame": api.WatchGameRequest(game_id=target.finished.game_id),
         "GetHistory": api.GetHistoryRequest(game_id=playing),
         "ListGames": api.ListGamesRequest(page_size=5),
+        "CreateWatchTicket": api.CreateWatchTicketRequest(game_id=playing),
     }[method]
 
 

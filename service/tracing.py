@@ -29,7 +29,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer
 
-from .store.redis import Commands, Wait
+from .store.redis_commands import Commands, Wait
 from .store.redis_link import Command
 
 SCOPE = "genial.service"

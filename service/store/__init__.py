@@ -18,24 +18,19 @@ from .base import (
     GameStore,
     Lobby,
     LogChanges,
-    Matchmaking,
-    NewMatch,
-    Notification,
-    Outbox,
     PlayerEvents,
     Players,
     Quota,
-    Ratings,
     Record,
     Sessions,
     SharedCounters,
-    Taken,
-    TicketState,
     TurnSchedule,
     Write,
     WriteResult,
 )
+from .matches import Matchmaking, NewMatch, Ratings, TicketState
 from .memory import MemoryStore
+from .outbox import Notification, Outbox, Taken
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -57,7 +52,8 @@ def open_store(settings: Settings) -> GameStore:
         return MemoryStore()
     if scheme not in REDIS_SCHEMES and not settings.redis_sentinels:
         raise ValueError(f"no store for {scheme!r} URLs; one of memory, redis, rediss, unix")
-    from .redis import RedisStore, Sentinels  # noqa: PLC0415  (redis loads only when used)
+    from .redis import RedisStore  # noqa: PLC0415  (redis loads only when used)
+    from .redis_commands import Sentinels  # noqa: PLC0415
 
     sentinels = None
     if settings.redis_sentinels:

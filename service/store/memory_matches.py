@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .base import NewMatch, TicketState
+from .matches import NewMatch, TicketState
 from .memory_players import LeasedTimes
 
 

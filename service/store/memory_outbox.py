@@ -7,7 +7,7 @@ import itertools
 from collections import deque
 from collections.abc import Sequence
 
-from .base import Notification, Taken
+from .outbox import Notification, Taken
 
 
 class MemoryOutbox:

@@ -10,31 +10,31 @@ live game takes under 1 KiB with Redis's own overhead (a hash of four fields too
 
 from __future__ import annotations
 
-import hashlib
-import os
-import time
-import traceback
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from importlib import resources
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.sentinel import Sentinel
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from ..metrics import METRICS
-from .base import Entry, EntryId, Follower, Quota, Record, Write, WriteResult
+from .base import Entry, EntryId, Follower, Record, Write, WriteResult
 from .redis_changes import SUBSCRIBER_OPTIONS, RedisLogChanges
+from .redis_commands import (
+    ClientCommands,
+    Commands,
+    Sentinels,
+    TimedCommands,
+    Wait,
+    _Script,
+    run_in_order,
+)
 from .redis_link import Command, RedisLink
 from .redis_matches import RedisMatches
 from .redis_outbox import RedisOutbox
 from .redis_players import FOLLOW_UPS_KEY, RedisPlayers
+from .redis_shared import RedisShared
 
 # A game is three keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
 # the record, one string "<rev> <version> <meta length>\n" + zlib(meta + state), so
@@ -42,19 +42,10 @@ from .redis_players import FOLLOW_UPS_KEY, RedisPlayers
 # took 1.1-1.7 KiB); its log, a stream; and the request ids it has applied, a hash of
 # request id -> version that lives as long as the game.
 
-SCHEDULE_KEY = "genial:schedule"
-"""Outside any game's slot: the schedule is its own key, written on its own."""
-
 
 def _keys(game_id: str) -> tuple[str, str, str, str]:
     """The record, the log, the request ids and the snapshots of a game."""
     return tuple(f"genial:{{{game_id}}}:{part}" for part in ("game", "log", "req", "snap"))  # type: ignore[return-value]
-
-
-def _quota_keys(address: str) -> list[str]:
-    """An address's waiting games and its creations this minute, in one slot."""
-    minute = int(time.time() // 60)
-    return [f"genial:quota:{{{address}}}:waiting", f"genial:quota:{{{address}}}:{minute}"]
 
 
 def with_password(url: str, password: str) -> str:
@@ -101,227 +92,7 @@ def unpack_record(raw: bytes) -> Record:
     return Record(data[meta_length:], data[:meta_length], version, rev)
 
 
-@dataclass(frozen=True)
-class Sentinels:
-    """Where the Sentinels are, and the name of the master they watch."""
-
-    addresses: list[tuple[str, int]]
-    master: str
-    password: str | None = None
-
-    @classmethod
-    def parse(cls, addresses: str, master: str, password: str = "") -> Sentinels:
-        """From `host:port,[v6 address]:port,...`."""
-        found = []
-        for address in filter(None, (a.strip() for a in addresses.split(","))):
-            host, colon, port = address.rpartition(":")
-            if not colon or not port.isdigit() or not host:
-                raise ValueError(f"a Sentinel's address is host:port, not {address!r}")
-            found.append((host.removeprefix("[").removesuffix("]"), int(port)))
-        return cls(found, master, password or None)
-
-
-Wait = tuple[int, int]
-"""Replicas a move must reach before it is acknowledged, and the most milliseconds to wait."""
-
-
-class Commands(Protocol):
-    """Commands as the move path sends them: one, or several in one round trip."""
-
-    @property
-    def generation(self) -> int:
-        """Connections lost so far: a record kept from before one may have been lost with
-        it."""
-        ...
-
-    async def call(self, *command: str | bytes | int | float) -> Any: ...
-
-    async def pipeline(self, commands: Sequence[Command], *, wait: Wait | None = None) -> list[Any]:
-        """Replies in order; error replies are returned, not raised. With `wait`, the
-        reply of a WAIT for what the commands wrote comes last."""
-        ...
-
-    async def close(self) -> None: ...
-
-
-def _closed_under_it(err: BaseException) -> bool:
-    """Whether `err` is redis-py (8.1) writing on a connection that was closed under it: its
-    cluster client, during a failover, sends on a node's connection that another command's
-    failure just disconnected, and uvloop raises RuntimeError ("unable to perform operation
-    on <TCPTransport closed=True ...>") or the connection's writer is already None
-    (AttributeError). A lost connection, as any other, when it is raised from redis-py's
-    connection module."""
-    frames = traceback.extract_tb(err.__traceback__)
-    return any(frame.filename.endswith(CONNECTION_MODULE) for frame in frames)
-
-
-CONNECTION_MODULE = os.path.join("redis", "asyncio", "connection.py")
-
-
-class ClientCommands:
-    """`Commands` through a redis-py client (for Redis Cluster, which routes by key)."""
-
-    def __init__(self, client: aioredis.Redis | RedisCluster) -> None:
-        self._client = client
-        self.generation = 0
-
-    async def call(self, *command: str | bytes | int | float) -> Any:
-        try:
-            return await self._client.execute_command(*command)
-        except (RedisConnectionError, RedisTimeoutError):
-            self.generation += 1
-            raise
-        except (RuntimeError, AttributeError) as err:
-            if not _closed_under_it(err):
-                raise
-            self.generation += 1
-            raise RedisConnectionError(f"connection to Redis lost: {err}") from err
-
-    async def pipeline(self, commands: Sequence[Command], *, wait: Wait | None = None) -> list[Any]:
-        if wait is not None and isinstance(self._client, RedisCluster):
-            # WAIT has no key: redis-py would send it to every primary on connections of
-            # their own, where it waits for nothing.
-            raise ValueError("waiting for replicas is not supported on Redis Cluster")
-        try:
-            async with self._client.pipeline(transaction=False) as pipe:
-                for command in commands:
-                    pipe.execute_command(*command)
-                if wait is not None:  # one connection for the whole pipeline
-                    pipe.execute_command("WAIT", *wait)
-                replies = list(await pipe.execute(raise_on_error=False))
-        except (RedisConnectionError, RedisTimeoutError):
-            self.generation += 1
-            raise
-        except (RuntimeError, AttributeError) as err:
-            if not _closed_under_it(err):
-                raise
-            self.generation += 1
-            raise RedisConnectionError(f"connection to Redis lost: {err}") from err
-        if any(isinstance(r, (RedisConnectionError, RedisTimeoutError)) for r in replies):
-            self.generation += 1
-        return replies
-
-    async def close(self) -> None:
-        pass  # the client is closed with the store
-
-
-class TimedCommands:
-    """`Commands` with each round trip timed into genial_redis_seconds, failed ones too,
-    by operation: the script's name for a script, else the command (a pipeline of several
-    kinds: "pipeline")."""
-
-    def __init__(self, commands: Commands) -> None:
-        self._commands = commands
-        self._timers: dict[str, Any] = {}
-
-    def _observe(self, operation: str, start: float) -> None:
-        timer = self._timers.get(operation)
-        if timer is None:
-            timer = self._timers[operation] = METRICS.redis_latency.labels(operation)
-        timer.observe(time.perf_counter() - start)
-
-    async def call(self, *command: str | bytes | int | float) -> Any:
-        start = time.perf_counter()
-        try:
-            return await self._commands.call(*command)
-        finally:
-            self._observe(_operation(command), start)
-
-    @property
-    def generation(self) -> int:
-        return self._commands.generation
-
-    async def pipeline(self, commands: Sequence[Command], *, wait: Wait | None = None) -> list[Any]:
-        start = time.perf_counter()
-        try:
-            return await self._commands.pipeline(commands, wait=wait)
-        finally:
-            kinds = {_operation(command) for command in commands}
-            self._observe(kinds.pop() if len(kinds) == 1 else "pipeline", start)
-
-    async def close(self) -> None:
-        await self._commands.close()
-
-
-SCRIPT_NAMES: dict[str, str] = {}
-"""Each script's name by its SHA1, for the operation label of EVALSHA."""
-
-
-def _operation(command: Command) -> str:
-    word = command[0]
-    name = word.decode() if isinstance(word, bytes) else str(word)
-    if name.upper() == "EVALSHA":
-        sha = command[1]
-        return SCRIPT_NAMES.get(sha.decode() if isinstance(sha, bytes) else str(sha), "script")
-    return name.upper()
-
-
-class _Script:
-    """A Lua script run by its SHA1, sent again after a Redis restart forgot it."""
-
-    def __init__(self, name: str) -> None:
-        self.source = resources.files(__package__).joinpath("scripts", name).read_text()
-        self.sha = hashlib.sha1(self.source.encode()).hexdigest()
-        SCRIPT_NAMES[self.sha] = name.removesuffix(".lua")
-
-    async def __call__(
-        self, commands: Commands, keys: Sequence[str], args: Sequence[str | bytes | int]
-    ) -> Any:
-        try:
-            return await commands.call(*self.by_sha(keys, args))
-        except NoScriptError:
-            return await commands.call(*self.in_full(keys, args))
-
-    def in_full(self, keys: Sequence[str], args: Sequence[str | bytes | int]) -> Command:
-        return ("EVAL", self.source, len(keys), *keys, *args)
-
-    def by_sha(self, keys: Sequence[str], args: Sequence[str | bytes | int]) -> Command:
-        return ("EVALSHA", self.sha, len(keys), *keys, *args)
-
-
-ScriptCall = tuple[_Script, Sequence[str], Sequence[str | bytes | int]]
-
-
-def _forgot(reply: Any) -> bool:
-    return isinstance(reply, NoScriptError) or (
-        isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT")
-    )
-
-
-async def run_in_order(
-    commands: Commands,
-    first: Sequence[Command],
-    calls: Sequence[ScriptCall],
-    wait: Wait | None = None,
-) -> list[Any]:
-    """Commands, then scripts, in one round trip and in this order (on one connection Redis
-    runs them so); a script Redis forgot (after a restart) is sent again in full. The
-    replies of the scripts; an error reply is raised.
-
-    With `wait`, a WAIT follows them; fewer replicas than asked confirming in time is a
-    `RedisTimeoutError` (the writes are made on the master, not acknowledged)."""
-    sent = [*first, *(s.by_sha(k, a) for s, k, a in calls)]
-    replies = await commands.pipeline(sent, wait=wait)
-    replicas = replies.pop() if wait is not None else None
-    for reply in replies[: len(first)]:
-        if isinstance(reply, Exception):
-            raise reply
-    found = replies[len(first) :]
-    for i, (reply, (script, keys, args)) in enumerate(zip(found, calls, strict=True)):
-        if _forgot(reply) and wait is None:
-            found[i] = await script(commands, keys, args)
-        elif _forgot(reply):  # sent again in full, and waited for again
-            found[i], replicas = await commands.pipeline([script.in_full(keys, args)], wait=wait)
-        if isinstance(found[i], Exception):
-            raise found[i]
-    if wait is not None and (not isinstance(replicas, int) or replicas < wait[0]):
-        raise RedisTimeoutError(
-            f"{replicas} of {wait[0]} Redis replicas confirmed the write within {wait[1]} ms"
-        )
-    return found
-
-
-class RedisStore(RedisPlayers, RedisOutbox, RedisMatches):
+class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
     """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
     The move path (read, write, create) and the logs go through `commands`: a `RedisLink`
@@ -575,105 +346,6 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches):
 
     async def follow(self, game_id: str) -> Follower:
         return await self.changes.follow(game_id)
-
-    async def lobby_add(self, kind: str, game_id: str, created: float) -> None:
-        await self._redis.zadd(f"genial:lobby:{kind}", {game_id: created})
-
-    async def lobby_remove(self, kind: str, game_id: str) -> None:
-        await self._redis.zrem(f"genial:lobby:{kind}", game_id)
-
-    async def lobby_page(self, kind: str, after: float, count: int) -> list[tuple[str, float]]:
-        rows: Any = await self._redis.zrangebyscore(
-            f"genial:lobby:{kind}", f"({after}", "+inf", start=0, num=count, withscores=True
-        )
-        return [(gid.decode(), score) for gid, score in rows]
-
-    async def schedule(self, game_id: str, due: float) -> None:
-        await self._redis.zadd(SCHEDULE_KEY, {game_id: due})
-
-    async def due(self, now: float, count: int) -> list[tuple[str, float]]:
-        rows: Any = await self._redis.zrangebyscore(
-            SCHEDULE_KEY, "-inf", now, start=0, num=count, withscores=True
-        )
-        return [(gid.decode(), score) for gid, score in rows]
-
-    async def lease(self, game_id: str, due: float, until: float) -> bool:
-        reply = await self._reschedule(
-            self._commands, [SCHEDULE_KEY], [game_id, repr(due), repr(until)]
-        )
-        return bool(reply)
-
-    async def unschedule(self, game_id: str, due: float) -> bool:
-        return bool(
-            await self._reschedule(self._commands, [SCHEDULE_KEY], [game_id, repr(due), ""])
-        )
-
-    async def claim_creation(
-        self, address: str, game_id: str, cost: int, expires: float, quota: Quota
-    ) -> str | None:
-        reply = await self._claim_creation(
-            self._commands,
-            _quota_keys(address),
-            [
-                int(time.time() * 1000),
-                game_id,
-                int(expires * 1000),
-                cost,
-                quota.per_minute,
-                quota.waiting,
-            ],
-        )
-        verdict = reply.decode() if isinstance(reply, bytes) else str(reply)
-        return None if verdict == "ok" else verdict
-
-    async def waiting_games(self, address: str) -> list[str]:
-        found: list[bytes] = await self._commands.call("ZRANGE", _quota_keys(address)[0], 0, -1)
-        return [game_id.decode() for game_id in found]
-
-    async def release_waiting(self, address: str, game_ids: list[str]) -> None:
-        if game_ids:
-            await self._commands.call("ZREM", _quota_keys(address)[0], *game_ids)
-
-    async def add_counts(self, deltas: dict[str, int], ttl: float) -> dict[str, int]:
-        # On the move path's connection: redis-py's pipeline cost the worker more than
-        # the counting itself.
-        commands: list[Command] = []
-        for key, delta in deltas.items():
-            commands += [
-                ("INCRBY", f"genial:count:{key}", delta),
-                ("PEXPIRE", f"genial:count:{key}", int(ttl * 1000), "NX"),
-            ]
-        replies = await self._commands.pipeline(commands)
-        for reply in replies:
-            if isinstance(reply, Exception):
-                raise reply
-        return {key: int(total) for key, total in zip(deltas, replies[::2], strict=True)}
-
-    async def count_games(
-        self, deltas: dict[str, dict[int, int]], since: dict[str, int]
-    ) -> dict[str, int]:
-        # One hash a status (the Census's few hundred buckets at most), off the move path.
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for status in since:
-                for bucket, delta in deltas.get(status, {}).items():
-                    pipe.hincrby(f"genial:games:{status}", str(bucket), delta)
-                pipe.hgetall(f"genial:games:{status}")
-            replies: list[Any] = await pipe.execute()
-        totals, stale = {}, {}
-        at = 0
-        for status, first in since.items():
-            at += len(deltas.get(status, {}))
-            buckets = {int(b): int(n) for b, n in replies[at].items()}
-            at += 1
-            totals[status] = sum(n for b, n in buckets.items() if b >= first)
-            stale[status] = [str(b) for b in buckets if b < first]
-        if any(stale.values()):
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for status, fields in stale.items():
-                    if fields:
-                        pipe.hdel(f"genial:games:{status}", *fields)
-                await pipe.execute()
-        return totals
 
     async def memory(self) -> tuple[int, int]:
         if isinstance(self._redis, RedisCluster):  # the fullest primary counts

@@ -13,10 +13,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .base import NewMatch, TicketState
+from .matches import NewMatch, TicketState
 
 if TYPE_CHECKING:
-    from .redis import Commands, _Script
+    from .redis_commands import Commands, _Script
 
 MM = "genial:{mm}:"
 POOLS_KEY = MM + "pools"

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .base import Notification, Taken
+from .outbox import Notification, Taken
 
 if TYPE_CHECKING:
-    from .redis import _Script
+    from .redis_commands import _Script
     from .redis_link import RedisLink
 
 PREFIX = "genial:{wh}:"

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .base import Followed, Follower, player_feed
 from .redis_changes import RedisLogChanges, channel_of
-
-if TYPE_CHECKING:
-    from .redis import Commands, _Script
+from .redis_commands import Commands, ScriptCall, _Script, run_in_order
 
 FOLLOW_UPS_KEY = "genial:followups"
 REVOKED_KEY = "genial:revoked"
@@ -76,8 +74,6 @@ class RedisPlayers:
     async def follow_up_done(
         self, game_id: str, due: float, followed: Followed | None, ttl: float
     ) -> None:
-        from .redis import ScriptCall, run_in_order  # noqa: PLC0415  (redis.py builds on this)
-
         calls: list[ScriptCall] = []
         if followed is not None:
             mark = b"%d %d\n" % (followed.rev, followed.version) + followed.meta

@@ -16,7 +16,8 @@ import redis
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from genial.service.store import Record, Write
-from genial.service.store.redis import RedisStore, Sentinels
+from genial.service.store.redis import RedisStore
+from genial.service.store.redis_commands import Sentinels
 from tests.conftest import start_redis
 from tests.reliability.harness import SENTINEL_MASTER, Replicated, start_replicated, wait_until
 

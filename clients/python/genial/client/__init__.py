@@ -12,13 +12,13 @@ from .client import (
     GenialClient,
     Kind,
     RetryPolicy,
-    Seat,
     Strength,
     TokenSource,
     kind_name,
 )
 from .errors import GenialError
 from .player import PlayerSession
+from .seat import Seat
 
 __all__ = [
     "DEFAULT_TARGET",

@@ -42,9 +42,10 @@ from genial.v1 import match_service_pb2_grpc as mm_grpc
 from genial.v1 import player_service_pb2 as pb
 from genial.v1 import types_pb2 as types
 
-from .client import DEFAULT_TARGET, GenialClient, Kind, Seat, kind_name, kind_value
+from .client import DEFAULT_TARGET, GenialClient, Kind, kind_name, kind_value
 from .errors import GenialError
 from .player import PlayerSession
+from .seat import Seat
 
 log = logging.getLogger("genial.client.bot")
 

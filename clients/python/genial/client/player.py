@@ -23,8 +23,9 @@ from genial.v1 import player_service_pb2_grpc as pb_grpc
 from genial.v1 import webhook_service_pb2 as wpb
 from genial.v1 import webhook_service_pb2_grpc as webhook_grpc
 
-from .client import GenialClient, Seat
+from .client import GenialClient
 from .errors import GenialError
+from .seat import Seat
 
 REFRESH_MARGIN = 60.0
 """Seconds before its expiry that an access token is refreshed."""

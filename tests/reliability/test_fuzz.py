@@ -132,6 +132,8 @@ def valid_request(target: Target, method: str) -> Message:
         "GetHistory": api.GetHistoryRequest(game_id=playing),
         "ListGames": api.ListGamesRequest(page_size=5),
         "CreateWatchTicket": api.CreateWatchTicketRequest(game_id=playing),
+        "Resign": api.ResignRequest(game_id=target.finished.game_id),
+        "Rematch": api.RematchRequest(game_id=target.finished.game_id),
     }[method]
 
 
@@ -249,7 +251,8 @@ def test_schemathesis_finds_no_server_error(
         cases += 1
 
     exchange_case()
-    assert cases >= REST_CASES_PER_OPERATION // 2
+    # A request with no field (GetPlayer: the caller is all it names) has one case only.
+    assert cases >= (REST_CASES_PER_OPERATION // 2 if route.method.input_type.fields else 1)
     count(rest_schemathesis_cases=cases)
 
 

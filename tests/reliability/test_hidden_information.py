@@ -151,9 +151,15 @@ def play_one(number: int, workers: list[LoggedWorker]) -> Played:
         for thread in watchers:
             thread.join(120)
         for seat in range(seats):
-            history = rnd.choice(clients).call(
-                "GetHistory", api.GetHistoryRequest(game_id=table.game_id), table.tokens[seat]
-            )
+            # Every page of the history, as one answer.
+            ask = api.GetHistoryRequest(game_id=table.game_id, page_size=500)
+            history = rnd.choice(clients).call("GetHistory", ask, table.tokens[seat])
+            while history.next_page_token:
+                ask.page_token = history.next_page_token
+                page = rnd.choice(clients).call("GetHistory", ask, table.tokens[seat])
+                history.entries.extend(page.entries)
+                history.next_page_token = page.next_page_token
+                history.seed = page.seed or history.seed
             played.seen[seat].answers.append(history)
         return played
     finally:

@@ -51,6 +51,13 @@ class Settings:
     )
     redis_cluster: bool = field(default=False, metadata=_doc("the URL names a Redis Cluster"))
     redis_timeout: float = field(default=2.0, metadata=_doc("seconds before a Redis call fails"))
+    redis_pool_size: int = field(
+        default=32,
+        metadata=_doc(
+            "Redis connections a worker opens for what is not the move path or a watch "
+            "(lobby, schedules, players), at most; a node each on Cluster"
+        ),
+    )
     redis_password: str = field(
         default="",
         metadata=_doc("password of the Redis servers (wins over one in the URL); empty: the URL's"),

@@ -66,6 +66,7 @@ def open_store(settings: Settings) -> GameStore:
         settings.redis_url,
         cluster=settings.redis_cluster,
         timeout=settings.redis_timeout,
+        pool_size=settings.redis_pool_size,
         password=settings.redis_password or None,
         sentinels=sentinels,
         wait=(

@@ -145,15 +145,19 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         password: str | None = None,
         sentinels: Sentinels | None = None,
         wait: Wait | None = None,
+        pool_size: int = 32,
     ) -> RedisStore:
         """The store at `url`; `password` wins over the URL's. With `sentinels`, the master
         they name (the URL, which may be empty, gives only the scheme, user and database).
         `wait`: a move is acknowledged once that many replicas confirm it (not on Cluster).
+        `pool_size`: redis-py's connections at most (a node each on Cluster), so that no
+        burst of lobby calls takes a worker past a fixed number of Redis clients; a call
+        past it waits up to `timeout` for one to come free.
         """
         if wait is not None and cluster:
             raise ValueError("waiting for replicas is not supported on Redis Cluster")
         if sentinels is not None:
-            return cls._through_sentinels(url, sentinels, timeout, password, wait)
+            return cls._through_sentinels(url, sentinels, timeout, password, wait, pool_size)
         if password:
             url = with_password(url, password)
         if cluster:
@@ -162,15 +166,22 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
                 socket_timeout=timeout,
                 socket_connect_timeout=timeout,
                 health_check_interval=15,
+                max_connections=pool_size,
             )
             return cls(
                 cluster_client,
                 ClientCommands(cluster_client),
                 RedisLogChanges.from_url(url, timeout),
             )
-        client = aioredis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout, health_check_interval=15
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=pool_size,
+            timeout=timeout,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            health_check_interval=15,
         )
+        client = aioredis.Redis.from_pool(pool)
         # unix:// and URLs with options stay with redis-py, which follows them all.
         lean = RedisLink.understands(url)
         return cls(
@@ -198,6 +209,7 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         timeout: float,
         password: str | None,
         wait: Wait | None,
+        pool_size: int,
     ) -> RedisStore:
         parts = urlsplit(url or "redis://")
         if parts.scheme not in RedisLink.SCHEMES or set(parse_qs(parts.query)) - {"db"}:
@@ -216,7 +228,9 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
             password=password,
             ssl=tls,
         )
-        client = sentinel.master_for(sentinels.master, health_check_interval=15, **timeouts)
+        client = sentinel.master_for(
+            sentinels.master, health_check_interval=15, max_connections=pool_size, **timeouts
+        )
         subscriber_options: dict[str, Any] = {
             "socket_connect_timeout": timeout,
             **SUBSCRIBER_OPTIONS,

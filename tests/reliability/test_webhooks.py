@@ -248,7 +248,7 @@ def test_gone_disables_failures_go_dead_and_are_replayed(
         assert reasons[("gone", "gone")] == 1
         assert reasons[("gone", "endpoint")] == total - 1  # disabled after the first 410
         assert gone.requests == 1
-        metrics = f"http://127.0.0.1:{worker.http_port}/metrics"
+        metrics = f"{worker.admin_url}/metrics"
         wait_until(lambda: "genial_webhook_endpoints_disabled 1.0" in httpx.get(metrics).text, 10)
 
         flaky.answer = lambda _headers: None

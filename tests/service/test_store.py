@@ -309,3 +309,21 @@ async def test_the_connections_a_worker_holds_are_counted(redis_url: str) -> Non
     follower.close()
     await store.close()
     assert store.connections() == 0
+
+
+async def test_a_burst_of_lobby_calls_waits_for_the_bounded_pool(redis_url: str) -> None:
+    """200 lobby calls at once on a pool of 2: all answered, never a third connection
+    (an unbounded pool opened one a call)."""
+    store = RedisStore.from_url(redis_url, pool_size=2)
+    admin = redis.Redis.from_url(redis_url)
+    before = len(admin.client_list())
+    ids = [gid() for _ in range(200)]
+    await asyncio.gather(*(store.lobby_add("burst", g, i + 1.0) for i, g in enumerate(ids)))
+    assert store.connections() == 2
+    assert len(admin.client_list()) == before + 2
+    page = await store.lobby_page("burst", 0.0, 500)
+    assert [g for g, _ in page] == ids
+    for g in ids:
+        await store.lobby_remove("burst", g)
+    admin.close()
+    await store.close()

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import dataclasses
 import hashlib
 import hmac
 import logging
@@ -76,6 +75,8 @@ class Principal:
     """The player's id, for a player's token."""
     session: str | None = None
     """The service session of the player's token (None for an identity provider's)."""
+    bot_account: bool = False
+    """Whether the player is a bot account (its credential is an API key)."""
 
     @property
     def rate_key(self) -> str | None:
@@ -207,7 +208,9 @@ class Credentials:
             self.verified.put(digest, verified.expires + LEEWAY, caller)
         if caller.session is not None and caller.session in self._revoked:
             raise ApiError(Reason.TOKEN_REVOKED, "the session was ended; sign in again")
-        return dataclasses.replace(caller, address=address) if address is not None else caller
+        if address is None:
+            return caller
+        return Principal(caller.token, address, caller.player, caller.session, caller.bot_account)
 
     async def _api_key(self, api_key: str) -> Principal:
         """The bot account of an API key, or why it is refused."""
@@ -217,7 +220,7 @@ class Credentials:
             raise ApiError(Reason.API_KEY_UNKNOWN, "no such API key")
         if holder[2]:
             raise ApiError(Reason.TOKEN_REVOKED, "this API key was revoked")
-        return Principal(player=holder[0], session=session)
+        return Principal(player=holder[0], session=session, bot_account=True)
 
     async def verify(self, token: str, audience: str) -> Verified:
         """What a player's token proves (uncached), or why it is refused."""

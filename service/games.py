@@ -231,7 +231,8 @@ class Games:
             meta.names[seat] = name
             meta.tokens[seat] = token_digest(token) if token is not None else None
             if player is not None or meta.players:
-                meta.bind(seat, player)  # or frees a seat kept for a player who did not come
+                # (or frees a seat kept for a player who did not come)
+                meta.bind(seat, player, bot_account=caller.bot_account)
             meta.turn_started = round(now, 3)
             started = meta.status == PLAYING
             due = self.followups.intent(meta)

@@ -391,7 +391,7 @@ class Matchmaker:
                     name = f"{name[: MAX_NAME - 5]} ({seat + 1})"
                 taken.add(folded(name))
                 meta.names[seat] = name
-                meta.bind(seat, player)
+                meta.bind(seat, player, bot_account=await self.ratings.is_bot_account(player))
             state = engine.new_game(spec.kind, len(spec.players), engine.new_seed(), spec.options)
             await self.games.open(game_id, state, meta, listed=False)
             await self.followups.process(game_id, 0.0)

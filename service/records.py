@@ -51,6 +51,8 @@ class GameMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Until when a seat reserved for a player (a rematch's) is kept for it."""
     rematch: str | None = _key("m", None)
     """The id of this game's rematch, once one was asked for."""
+    bot_accounts: list[bool] = msgspec.field(name="o", default_factory=list)
+    """Seats taken by bot accounts; empty while none is."""
     rated: bool = _key("q", False)
     """Whether the game changes its players' ratings when it ends (a rated match's)."""
 
@@ -71,10 +73,17 @@ class GameMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
             return self.player(seat)
         return None
 
-    def bind(self, seat: int, player: str | None) -> None:
+    def bind(self, seat: int, player: str | None, *, bot_account: bool = False) -> None:
         if not self.players:
             self.players = [None] * self.seats
         self.players[seat] = player
+        if bot_account or self.bot_accounts:
+            if not self.bot_accounts:
+                self.bot_accounts = [False] * self.seats
+            self.bot_accounts[seat] = bot_account
+
+    def is_bot_account(self, seat: int) -> bool:
+        return bool(self.bot_accounts) and self.bot_accounts[seat]
 
     @property
     def has_players(self) -> bool:

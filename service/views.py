@@ -76,7 +76,11 @@ def game_view(
 def _players(meta: GameMeta, view: types.GameView) -> None:
     for s, name in enumerate(meta.names):
         player = view.players.add(
-            seat=s, joined=name is not None, away=meta.away[s], resigned=meta.is_resigned(s)
+            seat=s,
+            joined=name is not None,
+            away=meta.away[s],
+            resigned=meta.is_resigned(s),
+            bot_account=meta.is_bot_account(s),
         )
         if name is not None:
             player.display_name = name

@@ -14,6 +14,7 @@ import pytest
 
 from genial.bots import make_bot
 from genial.client.bot import run_bot
+from genial.v1 import game_service_pb2 as api
 from genial.v1 import match_service_pb2 as mm
 from genial.v1 import player_service_pb2 as pb
 from genial.v1 import types_pb2 as types
@@ -66,6 +67,13 @@ def test_a_bot_account_acts_with_its_key_until_it_is_revoked(
     assert ticket.status == mm.TICKET_STATUS_WAITING
     cancel = mm.CancelMatchRequest(ticket_id=ticket.ticket_id)
     assert client.call("CancelMatch", cancel, key).ticket.status == mm.TICKET_STATUS_CANCELLED
+    # At a table it joins, every view marks its seat as a bot account's (a person's is not).
+    game = client.call("CreateGame", api.CreateGameRequest(kind=types.GAME_KIND_CARDS, seats=2))
+    joined = client.call("JoinGame", api.JoinGameRequest(game_id=game.game_id), key)
+    person = client.call("JoinGame", api.JoinGameRequest(game_id=game.game_id, display_name="Ada"))
+    players = client.call("GetGame", api.GetGameRequest(game_id=game.game_id)).view.players
+    assert [p.bot_account for p in players] == [s == joined.seat for s in range(2)]
+    assert players[person.seat].display_name == "Ada"
     for wrong in (key[:-1] + ("A" if key[-1] != "A" else "B"), "gbk_nothing.atall", "gbk_."):
         with pytest.raises(CallError) as refused:
             client.call("GetPlayer", pb.GetPlayerRequest(), wrong)
@@ -103,4 +111,11 @@ def test_a_bot_account_plays_rated_games_with_run_bot(redis_url: str, redis_work
     ratings = client.call("GetRatings", mm.GetRatingsRequest(player_id=player))
     assert ratings.bot
     assert [(r.kind, r.games) for r in ratings.ratings] == [(types.GAME_KIND_DICE, 1)]
+    # The matchmaker seated it as a bot account, beside a built-in bot.
+    (mine,) = client.call("ListMyGames", pb.ListMyGamesRequest(), key).games
+    players = client.call("GetGame", api.GetGameRequest(game_id=mine.game_id)).view.players
+    assert sorted((p.bot_account, p.HasField("bot")) for p in players) == [
+        (False, True),
+        (True, False),
+    ]
     client.close()

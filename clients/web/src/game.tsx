@@ -134,6 +134,7 @@ function Players({ view, names, mine }: SeatProps) {
             <span class="name">{t.table.seatOf(names(p.seat), p.seat)}</span>
             {p.seat === mine && <span class="badge">{t.table.you}</span>}
             <BotBadge t={t} bot={p.bot} name={names(p.seat)} />
+            {p.botAccount && <span class="badge">{t.table.botAccount}</span>}
             {p.away && <span class="badge">{t.table.away}</span>}
             {view.toMove === p.seat && (
               <strong class="badge turn">{t.table.toMove}</strong>

@@ -28,45 +28,45 @@ from genial.v1 import tiles_pb2 as genial_dot_v1_dot_tiles__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15genial/v1/types.proto\x12\tgenial.v1\x1a\x15genial/v1/cards.proto\x1a\x14genial/v1/dice.proto\x1a\x15genial/v1/tiles.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8f\x01\n\x0bGameOptions\x12\x13\n\x06rounds\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x16\n\tvariant_e\x18\x02 \x01(\x08H\x01\x88\x01\x01\x12\x10\n\x08sections\x18\x03 \x03(\x05\x12\x18\n\x0bline_length\x18\x04 \x01(\x05H\x02\x88\x01\x01\x42\t\n\x07_roundsB\x0c\n\n_variant_eB\x0e\n\x0c_line_length\"\x8e\x01\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x0e\n\x06joined\x18\x03 \x01(\x08\x12(\n\x03\x62ot\x18\x04 \x01(\x0e\x32\x16.genial.v1.BotStrengthH\x00\x88\x01\x01\x12\x0c\n\x04\x61way\x18\x05 \x01(\x08\x12\x10\n\x08resigned\x18\x06 \x01(\x08\x42\x06\n\x04_bot\"6\n\x08Standing\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04rank\x18\x02 \x01(\x05\x12\x0e\n\x06points\x18\x03 \x01(\x05\"I\n\tRoundOver\x12\r\n\x05round\x18\x01 \x01(\x05\x12\r\n\x05ranks\x18\x02 \x03(\x05\x12\x0e\n\x06points\x18\x03 \x03(\x05\x12\x0e\n\x06totals\x18\x04 \x03(\x05\"2\n\x08GameOver\x12&\n\tstandings\x18\x01 \x03(\x0b\x32\x13.genial.v1.Standing\"2\n\x0cPlayerJoined\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\"\r\n\x0bGameStarted\"\xe4\x01\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.genial.v1.GameKind\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.genial.v1.GameStatus\x12\r\n\x05seats\x18\x04 \x01(\x05\x12\x12\n\nopen_seats\x18\x05 \x01(\x05\x12\'\n\x07options\x18\x06 \x01(\x0b\x32\x16.genial.v1.GameOptions\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x81\x01\n\x04Move\x12%\n\x05\x63\x61rds\x18\x01 \x01(\x0b\x32\x14.genial.v1.CardsMoveH\x00\x12#\n\x04\x64ice\x18\x02 \x01(\x0b\x32\x13.genial.v1.DiceMoveH\x00\x12%\n\x05tiles\x18\x03 \x01(\x0b\x32\x14.genial.v1.TilesMoveH\x00\x42\x06\n\x04move\"\xd7\x03\n\x05\x45vent\x12&\n\x05\x63\x61rds\x18\x01 \x01(\x0b\x32\x15.genial.v1.CardsEventH\x00\x12$\n\x04\x64ice\x18\x02 \x01(\x0b\x32\x14.genial.v1.DiceEventH\x00\x12&\n\x05tiles\x18\x03 \x01(\x0b\x32\x15.genial.v1.TilesEventH\x00\x12*\n\nround_over\x18\x04 \x01(\x0b\x32\x14.genial.v1.RoundOverH\x00\x12(\n\tgame_over\x18\x05 \x01(\x0b\x32\x13.genial.v1.GameOverH\x00\x12\x30\n\rplayer_joined\x18\x06 \x01(\x0b\x32\x17.genial.v1.PlayerJoinedH\x00\x12.\n\x0cgame_started\x18\x07 \x01(\x0b\x32\x16.genial.v1.GameStartedH\x00\x12\x31\n\x0eturn_timed_out\x18\x08 \x01(\x0b\x32\x17.genial.v1.TurnTimedOutH\x00\x12\x32\n\x0eseat_reclaimed\x18\t \x01(\x0b\x32\x18.genial.v1.SeatReclaimedH\x00\x12\x30\n\rseat_resigned\x18\n \x01(\x0b\x32\x17.genial.v1.SeatResignedH\x00\x42\x07\n\x05\x65vent\"\x1c\n\x0cTurnTimedOut\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\x1d\n\rSeatReclaimed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\x1c\n\x0cSeatResigned\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\x94\x05\n\x08GameView\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12%\n\x06status\x18\x04 \x01(\x0e\x32\x15.genial.v1.GameStatus\x12\x14\n\x07to_move\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x13\n\x06viewer\x18\x06 \x01(\x05H\x02\x88\x01\x01\x12\r\n\x05seats\x18\x07 \x01(\x05\x12\"\n\x07players\x18\x08 \x03(\x0b\x32\x11.genial.v1.Player\x12\x13\n\x0bseed_sha256\x18\t \x01(\t\x12\x0c\n\x04seed\x18\n \x01(\t\x12\'\n\x07options\x18\x0b \x01(\x0b\x32\x16.genial.v1.GameOptions\x12\r\n\x05round\x18\x0c \x01(\x05\x12\x12\n\nfirst_seat\x18\r \x01(\x05\x12\x0e\n\x06points\x18\x0e \x03(\x05\x12&\n\tstandings\x18\x0f \x03(\x0b\x32\x13.genial.v1.Standing\x12%\n\x0blast_events\x18\x10 \x03(\x0b\x32\x10.genial.v1.Event\x12%\n\x05\x63\x61rds\x18\x14 \x01(\x0b\x32\x14.genial.v1.CardsViewH\x00\x12#\n\x04\x64ice\x18\x15 \x01(\x0b\x32\x13.genial.v1.DiceViewH\x00\x12%\n\x05tiles\x18\x16 \x01(\x0b\x32\x14.genial.v1.TilesViewH\x00\x12\x19\n\x0cturn_seconds\x18\x17 \x01(\x05H\x03\x88\x01\x01\x12\x31\n\rturn_deadline\x18\x18 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x07\n\x05tableB\n\n\x08_to_moveB\t\n\x07_viewerB\x0f\n\r_turn_seconds*c\n\x08GameKind\x12\x19\n\x15GAME_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fGAME_KIND_CARDS\x10\x01\x12\x12\n\x0eGAME_KIND_DICE\x10\x02\x12\x13\n\x0fGAME_KIND_TILES\x10\x03*u\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_WAITING\x10\x01\x12\x17\n\x13GAME_STATUS_PLAYING\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03*v\n\x0b\x42otStrength\x12\x1c\n\x18\x42OT_STRENGTH_UNSPECIFIED\x10\x00\x12\x17\n\x13\x42OT_STRENGTH_RANDOM\x10\x01\x12\x17\n\x13\x42OT_STRENGTH_GREEDY\x10\x02\x12\x17\n\x13\x42OT_STRENGTH_STRONG\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15genial/v1/types.proto\x12\tgenial.v1\x1a\x15genial/v1/cards.proto\x1a\x14genial/v1/dice.proto\x1a\x15genial/v1/tiles.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8f\x01\n\x0bGameOptions\x12\x13\n\x06rounds\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x16\n\tvariant_e\x18\x02 \x01(\x08H\x01\x88\x01\x01\x12\x10\n\x08sections\x18\x03 \x03(\x05\x12\x18\n\x0bline_length\x18\x04 \x01(\x05H\x02\x88\x01\x01\x42\t\n\x07_roundsB\x0c\n\n_variant_eB\x0e\n\x0c_line_length\"\xa3\x01\n\x06Player\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x0e\n\x06joined\x18\x03 \x01(\x08\x12(\n\x03\x62ot\x18\x04 \x01(\x0e\x32\x16.genial.v1.BotStrengthH\x00\x88\x01\x01\x12\x0c\n\x04\x61way\x18\x05 \x01(\x08\x12\x10\n\x08resigned\x18\x06 \x01(\x08\x12\x13\n\x0b\x62ot_account\x18\x07 \x01(\x08\x42\x06\n\x04_bot\"6\n\x08Standing\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04rank\x18\x02 \x01(\x05\x12\x0e\n\x06points\x18\x03 \x01(\x05\"I\n\tRoundOver\x12\r\n\x05round\x18\x01 \x01(\x05\x12\r\n\x05ranks\x18\x02 \x03(\x05\x12\x0e\n\x06points\x18\x03 \x03(\x05\x12\x0e\n\x06totals\x18\x04 \x03(\x05\"2\n\x08GameOver\x12&\n\tstandings\x18\x01 \x03(\x0b\x32\x13.genial.v1.Standing\"2\n\x0cPlayerJoined\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\"\r\n\x0bGameStarted\"\xe4\x01\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.genial.v1.GameKind\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.genial.v1.GameStatus\x12\r\n\x05seats\x18\x04 \x01(\x05\x12\x12\n\nopen_seats\x18\x05 \x01(\x05\x12\'\n\x07options\x18\x06 \x01(\x0b\x32\x16.genial.v1.GameOptions\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x81\x01\n\x04Move\x12%\n\x05\x63\x61rds\x18\x01 \x01(\x0b\x32\x14.genial.v1.CardsMoveH\x00\x12#\n\x04\x64ice\x18\x02 \x01(\x0b\x32\x13.genial.v1.DiceMoveH\x00\x12%\n\x05tiles\x18\x03 \x01(\x0b\x32\x14.genial.v1.TilesMoveH\x00\x42\x06\n\x04move\"\xd7\x03\n\x05\x45vent\x12&\n\x05\x63\x61rds\x18\x01 \x01(\x0b\x32\x15.genial.v1.CardsEventH\x00\x12$\n\x04\x64ice\x18\x02 \x01(\x0b\x32\x14.genial.v1.DiceEventH\x00\x12&\n\x05tiles\x18\x03 \x01(\x0b\x32\x15.genial.v1.TilesEventH\x00\x12*\n\nround_over\x18\x04 \x01(\x0b\x32\x14.genial.v1.RoundOverH\x00\x12(\n\tgame_over\x18\x05 \x01(\x0b\x32\x13.genial.v1.GameOverH\x00\x12\x30\n\rplayer_joined\x18\x06 \x01(\x0b\x32\x17.genial.v1.PlayerJoinedH\x00\x12.\n\x0cgame_started\x18\x07 \x01(\x0b\x32\x16.genial.v1.GameStartedH\x00\x12\x31\n\x0eturn_timed_out\x18\x08 \x01(\x0b\x32\x17.genial.v1.TurnTimedOutH\x00\x12\x32\n\x0eseat_reclaimed\x18\t \x01(\x0b\x32\x18.genial.v1.SeatReclaimedH\x00\x12\x30\n\rseat_resigned\x18\n \x01(\x0b\x32\x17.genial.v1.SeatResignedH\x00\x42\x07\n\x05\x65vent\"\x1c\n\x0cTurnTimedOut\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\x1d\n\rSeatReclaimed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\x1c\n\x0cSeatResigned\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\x94\x05\n\x08GameView\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12!\n\x04kind\x18\x02 \x01(\x0e\x32\x13.genial.v1.GameKind\x12\x0f\n\x07version\x18\x03 \x01(\x03\x12%\n\x06status\x18\x04 \x01(\x0e\x32\x15.genial.v1.GameStatus\x12\x14\n\x07to_move\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x13\n\x06viewer\x18\x06 \x01(\x05H\x02\x88\x01\x01\x12\r\n\x05seats\x18\x07 \x01(\x05\x12\"\n\x07players\x18\x08 \x03(\x0b\x32\x11.genial.v1.Player\x12\x13\n\x0bseed_sha256\x18\t \x01(\t\x12\x0c\n\x04seed\x18\n \x01(\t\x12\'\n\x07options\x18\x0b \x01(\x0b\x32\x16.genial.v1.GameOptions\x12\r\n\x05round\x18\x0c \x01(\x05\x12\x12\n\nfirst_seat\x18\r \x01(\x05\x12\x0e\n\x06points\x18\x0e \x03(\x05\x12&\n\tstandings\x18\x0f \x03(\x0b\x32\x13.genial.v1.Standing\x12%\n\x0blast_events\x18\x10 \x03(\x0b\x32\x10.genial.v1.Event\x12%\n\x05\x63\x61rds\x18\x14 \x01(\x0b\x32\x14.genial.v1.CardsViewH\x00\x12#\n\x04\x64ice\x18\x15 \x01(\x0b\x32\x13.genial.v1.DiceViewH\x00\x12%\n\x05tiles\x18\x16 \x01(\x0b\x32\x14.genial.v1.TilesViewH\x00\x12\x19\n\x0cturn_seconds\x18\x17 \x01(\x05H\x03\x88\x01\x01\x12\x31\n\rturn_deadline\x18\x18 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x07\n\x05tableB\n\n\x08_to_moveB\t\n\x07_viewerB\x0f\n\r_turn_seconds*c\n\x08GameKind\x12\x19\n\x15GAME_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fGAME_KIND_CARDS\x10\x01\x12\x12\n\x0eGAME_KIND_DICE\x10\x02\x12\x13\n\x0fGAME_KIND_TILES\x10\x03*u\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_WAITING\x10\x01\x12\x17\n\x13GAME_STATUS_PLAYING\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03*v\n\x0b\x42otStrength\x12\x1c\n\x18\x42OT_STRENGTH_UNSPECIFIED\x10\x00\x12\x17\n\x13\x42OT_STRENGTH_RANDOM\x10\x01\x12\x17\n\x13\x42OT_STRENGTH_GREEDY\x10\x02\x12\x17\n\x13\x42OT_STRENGTH_STRONG\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'genial.v1.types_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAMEKIND']._serialized_start=2269
-  _globals['_GAMEKIND']._serialized_end=2368
-  _globals['_GAMESTATUS']._serialized_start=2370
-  _globals['_GAMESTATUS']._serialized_end=2487
-  _globals['_BOTSTRENGTH']._serialized_start=2489
-  _globals['_BOTSTRENGTH']._serialized_end=2607
+  _globals['_GAMEKIND']._serialized_start=2290
+  _globals['_GAMEKIND']._serialized_end=2389
+  _globals['_GAMESTATUS']._serialized_start=2391
+  _globals['_GAMESTATUS']._serialized_end=2508
+  _globals['_BOTSTRENGTH']._serialized_start=2510
+  _globals['_BOTSTRENGTH']._serialized_end=2628
   _globals['_GAMEOPTIONS']._serialized_start=138
   _globals['_GAMEOPTIONS']._serialized_end=281
   _globals['_PLAYER']._serialized_start=284
-  _globals['_PLAYER']._serialized_end=426
-  _globals['_STANDING']._serialized_start=428
-  _globals['_STANDING']._serialized_end=482
-  _globals['_ROUNDOVER']._serialized_start=484
-  _globals['_ROUNDOVER']._serialized_end=557
-  _globals['_GAMEOVER']._serialized_start=559
-  _globals['_GAMEOVER']._serialized_end=609
-  _globals['_PLAYERJOINED']._serialized_start=611
-  _globals['_PLAYERJOINED']._serialized_end=661
-  _globals['_GAMESTARTED']._serialized_start=663
-  _globals['_GAMESTARTED']._serialized_end=676
-  _globals['_GAMESUMMARY']._serialized_start=679
-  _globals['_GAMESUMMARY']._serialized_end=907
-  _globals['_MOVE']._serialized_start=910
-  _globals['_MOVE']._serialized_end=1039
-  _globals['_EVENT']._serialized_start=1042
-  _globals['_EVENT']._serialized_end=1513
-  _globals['_TURNTIMEDOUT']._serialized_start=1515
-  _globals['_TURNTIMEDOUT']._serialized_end=1543
-  _globals['_SEATRECLAIMED']._serialized_start=1545
-  _globals['_SEATRECLAIMED']._serialized_end=1574
-  _globals['_SEATRESIGNED']._serialized_start=1576
-  _globals['_SEATRESIGNED']._serialized_end=1604
-  _globals['_GAMEVIEW']._serialized_start=1607
-  _globals['_GAMEVIEW']._serialized_end=2267
+  _globals['_PLAYER']._serialized_end=447
+  _globals['_STANDING']._serialized_start=449
+  _globals['_STANDING']._serialized_end=503
+  _globals['_ROUNDOVER']._serialized_start=505
+  _globals['_ROUNDOVER']._serialized_end=578
+  _globals['_GAMEOVER']._serialized_start=580
+  _globals['_GAMEOVER']._serialized_end=630
+  _globals['_PLAYERJOINED']._serialized_start=632
+  _globals['_PLAYERJOINED']._serialized_end=682
+  _globals['_GAMESTARTED']._serialized_start=684
+  _globals['_GAMESTARTED']._serialized_end=697
+  _globals['_GAMESUMMARY']._serialized_start=700
+  _globals['_GAMESUMMARY']._serialized_end=928
+  _globals['_MOVE']._serialized_start=931
+  _globals['_MOVE']._serialized_end=1060
+  _globals['_EVENT']._serialized_start=1063
+  _globals['_EVENT']._serialized_end=1534
+  _globals['_TURNTIMEDOUT']._serialized_start=1536
+  _globals['_TURNTIMEDOUT']._serialized_end=1564
+  _globals['_SEATRECLAIMED']._serialized_start=1566
+  _globals['_SEATRECLAIMED']._serialized_end=1595
+  _globals['_SEATRESIGNED']._serialized_start=1597
+  _globals['_SEATRESIGNED']._serialized_end=1625
+  _globals['_GAMEVIEW']._serialized_start=1628
+  _globals['_GAMEVIEW']._serialized_end=2288
 # @@protoc_insertion_point(module_scope)

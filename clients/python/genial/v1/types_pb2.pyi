@@ -59,20 +59,22 @@ class GameOptions(_message.Message):
     def __init__(self, rounds: _Optional[int] = ..., variant_e: _Optional[bool] = ..., sections: _Optional[_Iterable[int]] = ..., line_length: _Optional[int] = ...) -> None: ...
 
 class Player(_message.Message):
-    __slots__ = ("seat", "display_name", "joined", "bot", "away", "resigned")
+    __slots__ = ("seat", "display_name", "joined", "bot", "away", "resigned", "bot_account")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     JOINED_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     AWAY_FIELD_NUMBER: _ClassVar[int]
     RESIGNED_FIELD_NUMBER: _ClassVar[int]
+    BOT_ACCOUNT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     display_name: str
     joined: bool
     bot: BotStrength
     away: bool
     resigned: bool
-    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., joined: _Optional[bool] = ..., bot: _Optional[_Union[BotStrength, str]] = ..., away: _Optional[bool] = ..., resigned: _Optional[bool] = ...) -> None: ...
+    bot_account: bool
+    def __init__(self, seat: _Optional[int] = ..., display_name: _Optional[str] = ..., joined: _Optional[bool] = ..., bot: _Optional[_Union[BotStrength, str]] = ..., away: _Optional[bool] = ..., resigned: _Optional[bool] = ..., bot_account: _Optional[bool] = ...) -> None: ...
 
 class Standing(_message.Message):
     __slots__ = ("seat", "rank", "points")

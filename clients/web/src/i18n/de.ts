@@ -90,6 +90,7 @@ export const de: Texts = {
     toMove: "ist dran",
     you: "du",
     away: "abwesend (ein Bot spielt)",
+    botAccount: "Bot-Konto",
     points: (n) => anzahl(n, "Siegpunkt", "Siegpunkte"),
     pointsColumn: "Siegpunkte",
     yourTurn: "Du bist dran",

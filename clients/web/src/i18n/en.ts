@@ -94,6 +94,7 @@ export const en = {
     toMove: "to move",
     you: "you",
     away: "away (played by a bot)",
+    botAccount: "bot account",
     points: (n: number) => plural(n, "victory point", "victory points"),
     pointsColumn: "Victory points",
     yourTurn: "Your turn",

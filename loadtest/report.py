@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import statistics
 import subprocess
 import time
 from importlib import metadata
@@ -59,6 +60,16 @@ def _ms(p: dict[str, float] | None) -> str:
     if p is None:
         return "-"
     return f"{p['p50']:.2f} / {p['p95']:.2f} / {p['p99']:.2f}"
+
+
+def _paired_ratio(row: dict[str, Any], base: dict[str, Any]) -> float:
+    """`row`'s worker CPU a call over `base`'s: the median of the ratios within each round
+    (the two run back to back there, so a neighbour's burst that slows one round slows
+    both), rather than the ratio of two medians taken from different rounds."""
+    mine, theirs = row["round_cpu_ms"], base["round_cpu_ms"]
+    if len(mine) != len(theirs) or not mine:
+        return float(row["worker_cpu_ms"] / base["worker_cpu_ms"])
+    return statistics.median(m / t for m, t in zip(mine, theirs, strict=True))
 
 
 def _find(
@@ -143,11 +154,11 @@ def report(data: dict[str, Any]) -> str:
         transport = r["transport"] + notes.get(r["call"], "")
         if r["call"] == PLAYER_MOVE:
             seat = _find(rows, r["transport"], "MakeMove", r["workers"])
-            ratio = r["worker_cpu_ms"] / seat["worker_cpu_ms"]
+            ratio = _paired_ratio(r, seat)
             latency = f"worker CPU a call {ratio:.2f}x a seat token's"
         if r["call"] == MASKED_MOVE:
             full = _find(rows, r["transport"], "MakeMove", r["workers"])
-            ratio = r["worker_cpu_ms"] / full["worker_cpu_ms"]
+            ratio = _paired_ratio(r, full)
             size = r["answer_bytes"] / full["answer_bytes"]
             latency = f"worker CPU a call {ratio:.2f}x, answer bytes {size:.2f}x a whole answer's"
         lines.append(

@@ -69,7 +69,7 @@ def _paired_ratio(row: dict[str, Any], base: dict[str, Any]) -> float:
     mine, theirs = row["round_cpu_ms"], base["round_cpu_ms"]
     if len(mine) != len(theirs) or not mine:
         return float(row["worker_cpu_ms"] / base["worker_cpu_ms"])
-    return statistics.median(m / t for m, t in zip(mine, theirs, strict=True))
+    return float(statistics.median(m / t for m, t in zip(mine, theirs, strict=True)))
 
 
 def _find(

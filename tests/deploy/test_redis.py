@@ -98,6 +98,8 @@ def test_a_full_redis_refuses_writes_and_evicts_nothing(charts_redis: tuple[Rend
         assert client.config_get("maxmemory") == {"maxmemory": str(2 * 1024**2)}
         assert client.config_get("maxmemory-policy") == {"maxmemory-policy": "noeviction"}
         assert client.config_get("appendonly") == {"appendonly": "yes"}
+        # Short games' logs take a node of this size, not of the 4 KiB default.
+        assert client.config_get("stream-node-max-bytes") == {"stream-node-max-bytes": "1024"}
         written = fill(client)
         assert written > 0
         assert client.dbsize() == written  # every game written before is still there

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import signal
 import socket
@@ -59,6 +60,11 @@ class LoggedWorker(Worker):
         match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
         assert match, status
         return int(match.group(1)) * 1024
+
+    def cpu_seconds(self) -> float:
+        """The worker's CPU time so far (user and system), from /proc."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     @property
     def url(self) -> str:

@@ -189,7 +189,7 @@ def test_ten_thousand_watchers_cost_memory_not_connections(
     connections_before = redis_clients(own_redis.url)
     rss_before = worker.rss_bytes()
 
-    async def run() -> tuple[int, int, float]:
+    async def run() -> tuple[int, list[dict[str, str]], float, float]:
         channels, calls = await open_watchers(worker, table.game_id, WATCHERS)
         rss_with = worker.rss_bytes()
         connections_with = redis_clients(own_redis.url)
@@ -197,7 +197,7 @@ def test_ten_thousand_watchers_cost_memory_not_connections(
         legal = client.call(
             "ListLegalMoves", api.ListLegalMovesRequest(game_id=table.game_id), table.tokens[0]
         )
-        start = time.monotonic()
+        start, cpu_before = time.monotonic(), worker.cpu_seconds()
         client.call(
             "MakeMove",
             api.MakeMoveRequest(game_id=table.game_id, move=legal.moves[0]),
@@ -224,13 +224,13 @@ def test_ten_thousand_watchers_cost_memory_not_connections(
         versions = await asyncio.wait_for(
             asyncio.gather(*(next_change(i, c) for i, c in enumerate(calls))), 300
         )
-        fan_out = time.monotonic() - start
+        fan_out, cpu = time.monotonic() - start, worker.cpu_seconds() - cpu_before
         assert set(versions) == {1}
         for channel in channels:
             await channel.close()
-        return rss_with, connections_with, fan_out
+        return rss_with, connections_with, fan_out, cpu
 
-    rss_with, connections_with, fan_out = asyncio.run(run())
+    rss_with, connections_with, fan_out, cpu = asyncio.run(run())
     per_watcher_kib = (rss_with - rss_before) / WATCHERS / 1024
     # All the watchers share one subscription; the rest is the link and the bounded pool
     # (which background work may have grown meanwhile), whatever the number of watchers.
@@ -247,6 +247,9 @@ def test_ten_thousand_watchers_cost_memory_not_connections(
         watcher_kib=round(per_watcher_kib, 1),
         watcher_redis_connections=len(connections_with) - len(connections_before),
         watch_fan_out_ms=round(fan_out * 1000),
+        # The worker's CPU for one move heard by every watcher (a spectator's view each,
+        # serialised and written), a watcher.
+        watch_event_cpu_us=round(cpu / WATCHERS * 1e6, 1),
     )
     client.close()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -57,7 +58,14 @@ def test_a_card_turn_with_the_keyboard_alone_on_a_phone(phone: Page, web_worker:
     # Tab to the first playable card of the hand, choose it, then its first colour.
     tab_to(page, "document.activeElement.dataset.action === 'card'")
     page.keyboard.press("Enter")
-    assert page.evaluate("document.activeElement.dataset.action") == "first", "focus moves on"
+    # The colours render, then take the focus (an effect after the render): waited for, as
+    # a keyboard user would wait (polled from here: the page's CSP forbids wait_for_function's
+    # string evaluation).
+    focus = "document.activeElement.dataset.action"
+    deadline = time.monotonic() + 10
+    while page.evaluate(focus) != "first":
+        assert time.monotonic() < deadline, f"focus moves on, not to {page.evaluate(focus)!r}"
+        time.sleep(0.05)
     page.keyboard.press("Enter")
     page.wait_for_function("v => document.querySelector('.game').dataset.version !== v", arg=before)
     expect(page.locator(".log li", has_text="Ada plays")).to_have_count(1)

@@ -281,6 +281,7 @@ def test_none_leaves_an_optional_field_unset() -> None:
         "bot": None,
         "away": False,
         "resigned": False,
+        "bot_account": False,
     }
     player = to_proto({"bot": "greedy"}, Player())
     assert player.bot == types_pb2.BOT_STRENGTH_GREEDY

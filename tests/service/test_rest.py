@@ -62,6 +62,7 @@ def test_json_follows_the_protobuf_mapping(http: httpx.Client) -> None:
         "joined": True,
         "away": False,
         "resigned": False,
+        "botAccount": False,
     }
 
 

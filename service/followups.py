@@ -25,7 +25,7 @@ import signal
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from genial import engine
@@ -65,6 +65,9 @@ class Change:
     """The game's state at `after`."""
     moves: list[PlayedMove]
     """The moves from `before` to `after`, in order."""
+    derived: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+    """What consumers derived from the change, by name, so that the first to ask works it
+    out for all (a change is asked whether it is quiet, then followed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,7 @@ class Written:
     after: Record
     state: engine.GameState
     moves: list[PlayedMove]
+    _changes: dict[str, Change] = field(default_factory=dict, compare=False, repr=False)
 
     def then(self, later: Written) -> Written | None:
         """This write and a `later` one that followed it on the same record, as one; None
@@ -85,13 +89,17 @@ class Written:
         return Written(self.before, later.after, later.state, self.moves + later.moves)
 
     def change(self, game_id: str) -> Change:
-        return Change(
-            game_id,
-            Snapshot(self.before.version, records.decode_meta(self.before.meta)),
-            Snapshot(self.after.version, records.decode_meta(self.after.meta)),
-            self.state,
-            self.moves,
-        )
+        """The change this write made (made once: asked whether it is quiet, then followed)."""
+        change = self._changes.get(game_id)
+        if change is None:
+            change = self._changes[game_id] = Change(
+                game_id,
+                Snapshot(self.before.version, records.decode_meta(self.before.meta)),
+                Snapshot(self.after.version, records.decode_meta(self.after.meta)),
+                self.state,
+                self.moves,
+            )
+        return change
 
 
 class Consumer(Protocol):

@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 from genial.v1 import player_service_pb2 as pb
 
@@ -43,7 +43,15 @@ def quiet(change: Change) -> bool:
 def events_of(change: Change) -> dict[str, list[pb.PlayerEvent]]:
     """The events `change` makes, by player: for every player seated in the game, seats
     taken, the start, resignations, the end and a rematch; for the player concerned, a
-    turn timed out and its turn."""
+    turn timed out and its turn. Worked out once a change (the feed and the notifier both
+    ask, whether the change is quiet and then what to do); read, never changed."""
+    found = change.derived.get("player_events")
+    if found is None:
+        found = change.derived["player_events"] = _events_of(change)
+    return cast(dict[str, list[pb.PlayerEvent]], found)
+
+
+def _events_of(change: Change) -> dict[str, list[pb.PlayerEvent]]:
     before, after = change.before.meta, change.after.meta
     game_id, version = change.game_id, change.after.version
     seated = {

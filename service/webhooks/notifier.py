@@ -76,6 +76,8 @@ class Notifier:
             self.queued()
 
     def idle(self, change: Change) -> bool:
+        if not self.endpoints and not self.players.guard.on:
+            return True  # no endpoint: nothing to notify, ever
         return quiet(change)  # notifications are the players' events
 
     async def _disabled_endpoints(self, now: float) -> set[str]:

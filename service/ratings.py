@@ -212,6 +212,11 @@ class Ratings:
         if len(rows) > size:
             response.next_page_token = str(start + size)
         if caller.player is not None:
-            rank = await self.store.leaderboard_rank(kind, caller.player)
-            response.your_rank = rank + 1 if rank is not None else 0
+            # On the page, its place there: the page and the rank agree, read at once.
+            on_page = [e.rank for e in response.entries if e.player_id == caller.player]
+            if on_page:
+                response.your_rank = on_page[0]
+            else:
+                rank = await self.store.leaderboard_rank(kind, caller.player)
+                response.your_rank = rank + 1 if rank is not None else 0
         return response

@@ -346,5 +346,16 @@ def test_a_rated_game_with_a_bot_moves_both_ratings(make_client: MakeClient) -> 
     )
     ranks = [e.rank for e in board.entries]
     assert ranks == list(range(1, len(ranks) + 1))
+    # On a page without the caller (the one row after its place), the same rank from Redis,
+    # unless others' games moved it meanwhile.
+    after = client.call(
+        "ListLeaderboard",
+        mm.ListLeaderboardRequest(
+            kind=types.GAME_KIND_TILES, page_size=1, page_token=str(board.your_rank)
+        ),
+        token,
+    )
+    assert me not in [e.player_id for e in after.entries]
+    assert after.your_rank >= 1
     shown = [e.rating.displayed for e in board.entries]
     assert shown == sorted(shown, reverse=True)

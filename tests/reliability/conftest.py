@@ -85,6 +85,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         entry["seconds"] = round(float(entry["seconds"]) + report.duration, 2)  # type: ignore[arg-type]
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Why each test that was run again (`--reruns`) failed the first time: a failure that
+    the rerun passed is read, not lost."""
+    for report in terminalreporter.stats.get("rerun", []):
+        terminalreporter.write_sep("-", f"why {report.nodeid} was run again")
+        terminalreporter.write_line(report.longreprtext[-4000:])
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """The numbers of the run, for docs/reliability.md: build/reliability-summary.json."""
     if not _OUTCOMES:

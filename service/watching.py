@@ -99,6 +99,18 @@ class Walk:
         return Step(entry.id, [convert.proto_event(kind, e) for e in events], replay, self.shown)
 
 
+def _at(version: int, meta: GameMeta, step: Step) -> bool:
+    """Whether a record of `version` with `meta` is the game just after `step`: the same
+    version, and the same seats taken and resigned (the joins share version 0, and a
+    resignation its last move's, so the version alone does not tell)."""
+    shown = step.shown
+    return (
+        version == step.version
+        and meta.names == shown.names
+        and all(meta.is_resigned(s) == shown.is_resigned(s) for s in range(meta.seats))
+    )
+
+
 class Feed:
     """The latest steps of one game on this worker, read and replayed once for all its
     watchers. Its steps are every entry after `base`; it reads the log again when a wake-up
@@ -139,13 +151,17 @@ class Feed:
         if self.walk is None:  # the first watcher's place is where the feed starts
             self.walk = copy.copy(walk)
             self.base = self.last = cursor
-        record, _ = await self.store.read(self.game_id)
         entries = await self.store.entries(self.game_id, self.last)
+        # Read after the entries, so as new as they are or newer: a newer record settles
+        # nothing now, and the write that made it wakes the feed to read its entry.
+        record, _ = await self.store.read(self.game_id)
         for entry in entries:
             self.steps.append(self.walk.step(entry))
             self.last = entry.id
-        if entries and record is not None and record.version == self.last[0]:
-            self.steps[-1] = self.walk.settle(self.steps[-1], records.decode_meta(record.meta))
+        if entries and record is not None:
+            meta = records.decode_meta(record.meta)
+            if _at(record.version, meta, self.steps[-1]):
+                self.steps[-1] = self.walk.settle(self.steps[-1], meta)
         self.generation = generation
         if len(self.steps) > FEED_TAIL:
             self.base = self.steps[-FEED_TAIL - 1].id
@@ -222,8 +238,11 @@ class Watching:
                 raise
         feed = self._open(game_id)
         try:
-            if first and first[-1].version == record.version:
-                first[-1] = walk.settle(first[-1], meta)  # the metadata read is that version's
+            if first and not _at(record.version, meta, first[-1]):
+                # The log went past the record read before it (a seat taken meanwhile).
+                record, meta, _ = await load(self.store, game_id)
+            if first and _at(record.version, meta, first[-1]):
+                first[-1] = walk.settle(first[-1], meta)  # the metadata read is that entry's
             finished, sent = walk.shown.finished, False
             steps: list[Step] | None = first
             while True:

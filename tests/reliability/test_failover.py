@@ -110,8 +110,6 @@ def test_a_sentinel_failover_applies_no_move_twice(
     promoted = replicated.master()
     tally = check_after_failover(StoreAccess(promoted.url), client, tables, result.acks)
     client.close()
-    if wait:
-        assert tally["missing"] == 0, tally
     record(f"sentinel_wait{wait}", tally, result, promoted_after)
 
 
@@ -164,9 +162,10 @@ def test_a_paused_master_is_failed_over_and_rejoins_as_a_replica(
     Resumed at once, the old master comes back believing it is the master until the
     Sentinels make it a replica of the new one, and a Sentinel that has not heard of the
     failover yet still names it: workers write there, and what it took is dropped when it
-    is demoted (Jepsen's split brain). Without the replica wait those moves were
-    acknowledged and are lost (counted); with it, none is: the old master has no replica
-    left to confirm them. No move is ever applied twice."""
+    is demoted (Jepsen's split brain). Those moves were acknowledged and are lost
+    (counted). The replica wait makes it rarer, not impossible: a replica the Sentinels have
+    not yet moved to the new master can still confirm the old one's writes (27 of 863 lost
+    in one run). No move is ever applied twice."""
     flags = [*replicated.sentinel_flags, "--redis-timeout", str(REDIS_TIMEOUT)]
     workers = spawn("", 2, *flags, "--redis-wait-replicas", str(wait))
     client = GrpcClient(workers[0].grpc_port)

@@ -48,8 +48,13 @@ class Notifier:
         """Called when notifications were queued (wakes this worker's deliveries)."""
         self._disabled: tuple[float, set[str]] = (0.0, set())
 
+    @property
+    def _off(self) -> bool:
+        """No operator endpoint and no player's own: nothing to notify, ever."""
+        return not self.endpoints and not self.players.guard.on
+
     async def follow(self, change: Change) -> None:
-        if not self.endpoints and not self.players.guard.on:
+        if self._off:
             return
         now = time.time()
         disabled = await self._disabled_endpoints(now)
@@ -76,9 +81,7 @@ class Notifier:
             self.queued()
 
     def idle(self, change: Change) -> bool:
-        if not self.endpoints and not self.players.guard.on:
-            return True  # no endpoint: nothing to notify, ever
-        return quiet(change)  # notifications are the players' events
+        return self._off or quiet(change)  # notifications are the players' events
 
     async def _disabled_endpoints(self, now: float) -> set[str]:
         at, found = self._disabled

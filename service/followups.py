@@ -14,6 +14,12 @@ rev, version and metadata they last saw), read the moves in between from the gam
 consumer must be idempotent (by game id and version): a crash between its work and the mark
 makes it see the same change again. The writer itself skips the reads when it knows the
 mark is at the record it wrote over (it set it): it knows the change, it just made it.
+
+Where the store can reach the game's and its players' keys in one atomic step (one process,
+or one Redis that is not a Cluster) and a change calls only for players' events, as most
+moves that pass the turn do, the write makes its follow-up itself (`InlineFollowUp`): it adds
+the events and moves the mark with the compare-and-set, refused unless the mark is where this
+worker last set it. Then there is no intent, nothing after the write, and nothing to lose.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from . import records
 from .history import PlayedMove, moves_since
 from .records import GameMeta
 from .settings import Settings
-from .store import Followed, GameStore, Record
+from .store import Followed, GameStore, InlineFollowUp, Record
 
 log = logging.getLogger("genial.followups")
 
@@ -42,8 +48,8 @@ SWEEP_SECONDS = 0.5
 """How often a worker looks for intents whose lease ran out."""
 BATCH = 32
 KILL_AFTER_WRITE = "GENIAL_TEST_KILL_BEFORE_FOLLOW_UP"
-"""Tests only: the worker kills itself (SIGKILL) right after its n-th write with an intent,
-before doing its follow-ups."""
+"""Tests only: the worker kills itself (SIGKILL) right after its n-th write with follow-ups
+(an intent, or inline), before doing any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +118,15 @@ class Consumer(Protocol):
         for what the later one alone does (its follow-up can wait for the next write's)."""
         ...
 
+    def inline(self, change: Change) -> PlayerEvents | None:
+        """What `change` calls for, if it is only players' events (none: an empty mapping),
+        for the write to add itself; None if it calls for more."""
+        ...
+
+
+PlayerEvents = dict[str, list[tuple[str, bytes]]]
+"""Per player, its events: id and serialized `PlayerEvent`."""
+
 
 class FollowUps:
     def __init__(self, store: GameStore, settings: Settings) -> None:
@@ -145,8 +160,51 @@ class FollowUps:
         change = known.change(game_id)
         return all(consumer.idle(change) for consumer in self.consumers)
 
-    def wrote(self, game_id: str, due: float, known: Written) -> None:
-        """After a write `known` with an intent due at `due`, or a `quiet` one (due 0)."""
+    def inline(self, game_id: str, known: Written) -> InlineFollowUp | None:
+        """The follow-up of a write (`known`, about to be made) for the write to make itself,
+        if the store can and it is only players' events; None otherwise.
+
+        Only when this worker set the game's mark and made every write since (`quiet` ones,
+        joined with `known`): then it knows the whole change from the mark, which the store
+        checks is still there."""
+        if not self.store.inline_follow_ups or game_id in self._running:
+            return None
+        pending = self._quiet.get(game_id)
+        joined = pending.then(known) if pending is not None else known
+        if joined is None or self._marks.get(game_id) != joined.before.rev:
+            return None
+        change = joined.change(game_id)
+        events: PlayerEvents = {}
+        for consumer in self.consumers:
+            found = consumer.inline(change)
+            if found is None:
+                return None
+            for player, made in found.items():
+                events.setdefault(player, []).extend(made)
+        after = known.after
+        return InlineFollowUp(
+            mark_rev=joined.before.rev,
+            mark=Followed(after.rev, after.version, after.meta),
+            mark_ttl=self.settings.idle_ttl,
+            events=events,
+            events_kept=self.settings.player_events_kept,
+            events_ttl=self.settings.player_ttl,
+        )
+
+    def forget(self, game_id: str) -> None:
+        """The mark is not where this worker set it (an inline follow-up was refused)."""
+        self._marks.pop(game_id, None)
+
+    def wrote(
+        self, game_id: str, due: float, known: Written, inline: InlineFollowUp | None = None
+    ) -> None:
+        """After a write `known` with an intent due at `due`, with its follow-up `inline`,
+        or a `quiet` one (due 0, no follow-up)."""
+        if inline is not None:  # followed up already, with the quiet writes before it
+            self._quiet.pop(game_id, None)
+            self._set_mark(game_id, known.after.rev)
+            self._die_if_told()
+            return
         if due:
             self.written(game_id, due, known.before, known.after, known.state, known.moves)
             return
@@ -173,10 +231,7 @@ class FollowUps:
         known: Written | None = Written(before, after, state, list(moves))
         if (pending := self._quiet.pop(game_id, None)) is not None and known is not None:
             known = pending.then(known) or known
-        if self._kill_after:
-            self._kill_after -= 1
-            if not self._kill_after:
-                os.kill(os.getpid(), signal.SIGKILL)
+        self._die_if_told()
         if game_id in self._running:  # the running one goes again for this write
             if game_id in self._again:
                 earlier = self._again[game_id][1]
@@ -184,6 +239,12 @@ class FollowUps:
             self._again[game_id] = (due, known)
             return
         self._running[game_id] = asyncio.create_task(self._follow(game_id, due, known))
+
+    def _die_if_told(self) -> None:
+        if self._kill_after:
+            self._kill_after -= 1
+            if not self._kill_after:
+                os.kill(os.getpid(), signal.SIGKILL)
 
     async def _follow(self, game_id: str, due: float, known: Written | None) -> None:
         try:
@@ -234,9 +295,11 @@ class FollowUps:
     async def _done(self, game_id: str, due: float, record: Record | None) -> None:
         followed = Followed(record.rev, record.version, record.meta) if record else None
         await self.store.follow_up_done(game_id, due, followed, self.settings.idle_ttl)
-        if record is None:
-            return
-        self._marks[game_id] = record.rev
+        if record is not None:
+            self._set_mark(game_id, record.rev)
+
+    def _set_mark(self, game_id: str, rev: int) -> None:
+        self._marks[game_id] = rev
         self._marks.move_to_end(game_id)
         if len(self._marks) > self.settings.record_cache_games:
             self._marks.popitem(last=False)

@@ -184,13 +184,15 @@ class Moves:
             written = Record(new.encode(), records.encode_meta(meta), version, record.rev + 1)
             snapshot = None if version % SNAPSHOT_EVERY else snapshot_of(meta.away, new)
             due = self.followups.intent(meta)
-            change = None
+            change = inline = None
             if due:
                 automatic = chosen.cause in Cause.AUTOMATIC
                 played = PlayedMove(version, chosen.seat, chosen.move, events, automatic)
                 change = Written(record, written, new, [played])
                 if self.followups.quiet(game_id, change):
                     due = 0.0  # nothing to follow up now: the next write that has takes it
+                elif (inline := self.followups.inline(game_id, change)) is not None:
+                    due = 0.0  # followed up by the write itself
             result = await self.store.write(
                 game_id,
                 Write(
@@ -204,12 +206,16 @@ class Moves:
                     ttl=self.settings.finished_ttl if meta.finished else self.settings.idle_ttl,
                     snapshot=snapshot,
                     follow_up=due,
+                    inline=inline,
                 ),
             )
             if result.duplicate_version is not None:
                 record, meta, _ = await load(self.store, game_id)
                 done = result.duplicate_version
                 return await self._replayed(game_id, meta, record, viewer, done, mask)
+            if result.mark_moved:  # another worker followed this game up: the usual way
+                self.followups.forget(game_id)
+                continue
             if not result.ok:
                 METRICS.conflicts.labels("move").inc()
                 current = result.current
@@ -224,7 +230,7 @@ class Moves:
                 continue
             self.records.put(game_id, written, new)
             if change is not None:
-                self.followups.wrote(game_id, due, change)
+                self.followups.wrote(game_id, due, change, inline)
             METRICS.moves.labels(meta.kind).inc()
             if meta.finished:
                 self.census.changed(PLAYING, meta)

@@ -29,7 +29,7 @@ from genial.v1 import match_service_pb2 as pb
 from . import convert
 from .credentials import Principal
 from .errors import ApiError, Reason
-from .followups import Change
+from .followups import Change, PlayerEvents
 from .records import GameMeta
 from .settings import Settings
 from .store import GameStore
@@ -141,6 +141,9 @@ class Ratings:
 
     def idle(self, change: Change) -> bool:
         return not change.after.meta.finished  # games are rated as they end
+
+    def inline(self, change: Change) -> PlayerEvents | None:
+        return {} if self.idle(change) else None
 
     async def follow(self, change: Change) -> None:
         meta = change.after.meta

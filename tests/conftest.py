@@ -12,7 +12,7 @@ import pytest
 
 from loadtest.processes import free_port, start_redis, stop, wait_for_port
 
-__all__ = ["free_port", "redis_url", "start_redis", "wait_for_port"]
+__all__ = ["free_port", "redis_url", "start_redis", "stop", "wait_for_port"]
 
 
 @pytest.fixture(scope="session")

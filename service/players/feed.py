@@ -19,7 +19,7 @@ from genial.v1 import player_service_pb2 as pb
 
 from ..credentials import Principal
 from ..errors import ApiError, Reason
-from ..followups import Change
+from ..followups import Change, PlayerEvents
 from ..records import PLAYING, WAITING
 from ..settings import Settings
 from ..store import GameStore
@@ -104,6 +104,13 @@ def _events_of(change: Change) -> dict[str, list[pb.PlayerEvent]]:
     return found
 
 
+def _serialized(change: Change) -> PlayerEvents:
+    return {
+        player: [(event.id, event.SerializeToString()) for event in events]
+        for player, events in events_of(change).items()
+    }
+
+
 def _to_move(change: Change, seated: dict[int, str]) -> str | None:
     """The player whose turn begins at the change's end, if a player's (not resigned): the
     turn passed to it, or the game began (a seat that moves again keeps its turn)."""
@@ -124,16 +131,12 @@ class PlayerFeed:
         self.my_games = my_games
 
     async def follow(self, change: Change) -> None:
-        found = events_of(change)
         await asyncio.gather(
             *(
                 self.store.add_player_events(
-                    player,
-                    [(event.id, event.SerializeToString()) for event in events],
-                    self.settings.player_events_kept,
-                    self.settings.player_ttl,
+                    player, events, self.settings.player_events_kept, self.settings.player_ttl
                 )
-                for player, events in found.items()
+                for player, events in _serialized(change).items()
             )
         )
         meta = change.after.meta
@@ -148,6 +151,10 @@ class PlayerFeed:
 
     def idle(self, change: Change) -> bool:
         return quiet(change)
+
+    def inline(self, change: Change) -> PlayerEvents | None:
+        # The end of a game also files it among each player's finished games.
+        return None if change.after.meta.finished else _serialized(change)
 
     async def watch_player(
         self, request: pb.WatchPlayerRequest, caller: Principal

@@ -10,7 +10,7 @@ never applied twice. Both backends (`memory`, `redis`) pass one test suite.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -68,6 +68,27 @@ class Write:
     """When set, the game's follow-up intent (`FollowUps`), due at this Unix time, is
     recorded before the compare-and-set, so that whatever the write causes elsewhere is
     done even if the writer dies right after it."""
+    inline: InlineFollowUp | None = None
+    """When set (only where `GameStore.inline_follow_ups`), the write's whole follow-up,
+    made by the write itself, in the same atomic step: then it needs no intent."""
+
+
+@dataclass(frozen=True, slots=True)
+class InlineFollowUp:
+    """A follow-up that is only players' events, made with the write that causes it.
+
+    The write adds `events` to their players' feeds and moves the game's follow-up mark from
+    the record at rev `mark_rev` to `mark`, the record it writes. It is refused
+    (`WriteResult.mark_moved`) unless the mark is at `mark_rev`: the events are then exactly
+    those of the writes since the mark, as a follow-up run after the write would find."""
+
+    mark_rev: int
+    mark: Followed
+    mark_ttl: float
+    events: Mapping[str, Sequence[tuple[str, bytes]]]
+    """Per player, (event id, event) pairs, added unless an event of that id is there."""
+    events_kept: int
+    events_ttl: float
 
 
 @dataclass(slots=True)
@@ -79,6 +100,8 @@ class WriteResult:
     """Set when the request id was already applied: the version it produced."""
     current: Record | None = None
     """On a conflict, the record that beat us, read in the same step (None: no game)."""
+    mark_moved: bool = False
+    """An inline follow-up's mark was not at its `mark_rev`: nothing was written."""
 
 
 class GameRecords(Protocol):
@@ -383,6 +406,13 @@ class GameStore(
     """Everything the service keeps, behind one object a worker opens at start."""
 
     name: str
+
+    @property
+    def inline_follow_ups(self) -> bool:
+        """Whether a write can carry its follow-up (`Write.inline`): where one atomic step can
+        reach the game's and its players' keys (one process, or one Redis that is not a
+        Cluster, whose slots part them)."""
+        ...
 
     async def ping(self) -> bool:
         """Whether the store answers and takes writes."""

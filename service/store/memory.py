@@ -35,6 +35,7 @@ class MemoryStore(MemoryPlayers, MemoryOutbox, MemoryMatches):
     """The embedded store: the same semantics in one process (a single worker only)."""
 
     name = "memory"
+    inline_follow_ups = True
     generation = 0
     """Nothing it acknowledged is ever lost."""
 
@@ -87,6 +88,15 @@ class MemoryStore(MemoryPlayers, MemoryOutbox, MemoryMatches):
             return WriteResult(False, game.record.rev, game.requests[write.request_id])
         if game.record.rev != write.expected_rev:
             return WriteResult(False, game.record.rev, current=game.record)
+        inline = write.inline
+        if inline is not None:
+            mark = self._followed.get(game_id)
+            if mark is None or mark.rev != inline.mark_rev:
+                return WriteResult(False, -1, mark_moved=True)
+            self._followed[game_id] = inline.mark
+            # Nothing below awaits anything: the write and its follow-up are one step.
+            for player, events in inline.events.items():
+                await self.add_player_events(player, events, inline.events_kept, inline.events_ttl)
         if write.request_id is not None:
             game.requests[write.request_id] = write.version
             if write.version % REQUEST_IDS_KEPT == 0:  # as Redis prunes them

@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.sentinel import Sentinel
 
-from .base import Entry, EntryId, Follower, Record, Write, WriteResult
+from .base import Entry, EntryId, Follower, InlineFollowUp, Record, Write, WriteResult
 from .redis_changes import SUBSCRIBER_OPTIONS, RedisLogChanges
 from .redis_commands import (
     ClientCommands,
@@ -28,12 +28,20 @@ from .redis_commands import (
     TimedCommands,
     Wait,
     _Script,
+    ms,
     run_in_order,
 )
 from .redis_link import Command, RedisLink
 from .redis_matches import RedisMatches
 from .redis_outbox import RedisOutbox
-from .redis_players import FOLLOW_UPS_KEY, RedisPlayers
+from .redis_players import (
+    FOLLOW_UPS_KEY,
+    RedisPlayers,
+    followed_key,
+    followed_mark,
+    player_event_keys,
+    wake_channel,
+)
 from .redis_shared import RedisShared
 
 # A game is three keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
@@ -46,6 +54,31 @@ from .redis_shared import RedisShared
 def _keys(game_id: str) -> tuple[str, str, str, str]:
     """The record, the log, the request ids and the snapshots of a game."""
     return tuple(f"genial:{{{game_id}}}:{part}" for part in ("game", "log", "req", "snap"))  # type: ignore[return-value]
+
+
+def _with_follow_up(
+    game_id: str,
+    keys: Sequence[str],
+    args: Sequence[str | bytes | int],
+    inline: InlineFollowUp,
+) -> tuple[Sequence[str], Sequence[str | bytes | int]]:
+    """write_followed.lua's keys and arguments: the write's, then its follow-up's."""
+    all_keys = [*keys, followed_key(game_id)]
+    all_args: list[str | bytes | int] = [
+        *args,
+        inline.mark_rev,
+        inline.mark.rev,
+        followed_mark(inline.mark),
+        ms(inline.mark_ttl),
+        inline.events_kept,
+        ms(inline.events_ttl),
+    ]
+    for player, events in inline.events.items():
+        all_keys += player_event_keys(player)
+        all_args += [wake_channel(player), len(events)]
+        for event_id, data in events:
+            all_args += [event_id, data]
+    return all_keys, all_args
 
 
 def with_password(url: str, password: str) -> str:
@@ -118,6 +151,14 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         self._wait = wait
         """Replicas a move must reach before it is acknowledged (WAIT), if any."""
         self._write = _Script("write.lua")
+        self._write_followed = _Script(
+            "write_followed.lua",
+            uses=[
+                ("write_game", "write.lua"),
+                ("set_mark", "followed.lua"),
+                ("add_events", "add_player_events.lua"),
+            ],
+        )
         self._create = _Script("create.lua")
         self._reschedule = _Script("reschedule.lua")
         self._claim_creation = _Script("claim_creation.lua")
@@ -220,7 +261,8 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         password = password or (unquote(parts.password) if parts.password else None)
         tls = parts.scheme == "rediss"
         timeouts: dict[str, Any] = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
-        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+        # Some redis-py 8 releases leave it untyped (8.2.0 types it).
+        sentinel = Sentinel(  # type: ignore[no-untyped-call, unused-ignore]
             sentinels.addresses,
             sentinel_kwargs={"password": sentinels.password, **timeouts},
             db=db,
@@ -293,8 +335,8 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
 
     async def write(self, game_id: str, write: Write) -> WriteResult:
         rev = write.expected_rev + 1
-        keys = _keys(game_id)
-        args: list[str | bytes | int] = [
+        keys: Sequence[str] = _keys(game_id)
+        args: Sequence[str | bytes | int] = [
             write.expected_rev,
             pack_record(Record(write.state, write.meta, write.version, rev)),
             _stream_id(write.entry_id) if write.entry_id is not None else "",
@@ -304,14 +346,16 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
             int(write.ttl * 1000),
             write.snapshot or b"",
         ]
-        if write.follow_up:
+        script = self._write
+        if write.inline is not None:
+            script = self._write_followed
+            keys, args = _with_follow_up(game_id, keys, args, write.inline)
+        if write.follow_up:  # never with `inline`, which is the whole follow-up
             reply = await self._write_after_intent(game_id, write.follow_up, keys, args)
         elif self._wait is not None:
-            (reply,) = await run_in_order(
-                self._commands, [], [(self._write, keys, args)], self._wait
-            )
+            (reply,) = await run_in_order(self._commands, [], [(script, keys, args)], self._wait)
         else:
-            reply = await self._write(self._commands, keys, args)
+            reply = await script(self._commands, keys, args)
         status = int(reply[0])
         if status == 1:
             return WriteResult(True, rev)
@@ -320,7 +364,14 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         if status == 3:
             current = unpack_record(reply[1])
             return WriteResult(False, current.rev, current=current)
+        if status == 4:
+            return WriteResult(False, -1, mark_moved=True)
         return WriteResult(False, -1)
+
+    @property
+    def inline_follow_ups(self) -> bool:
+        # On Cluster a game's and its players' keys are in different slots.
+        return isinstance(self._link, RedisLink)
 
     async def _write_after_intent(
         self, game_id: str, due: float, keys: Sequence[str], args: Sequence[str | bytes | int]

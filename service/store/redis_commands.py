@@ -182,8 +182,14 @@ def _operation(command: Command) -> str:
 class _Script:
     """A Lua script run by its SHA1, sent again after a Redis restart forgot it."""
 
-    def __init__(self, name: str) -> None:
-        self.source = resources.files(__package__).joinpath("scripts", name).read_text()
+    def __init__(self, name: str, uses: Sequence[tuple[str, str]] = ()) -> None:
+        """The script `name`, after the scripts of `uses` made its local functions, by
+        (function, script) name: each is called with a KEYS and an ARGV of its own."""
+        functions = [
+            f"local function {function}(KEYS, ARGV)\n{_source(used)}end\n"
+            for function, used in uses
+        ]
+        self.source = "".join(functions) + _source(name)
         self.sha = hashlib.sha1(self.source.encode()).hexdigest()
         SCRIPT_NAMES[self.sha] = name.removesuffix(".lua")
 
@@ -200,6 +206,15 @@ class _Script:
 
     def by_sha(self, keys: Sequence[str], args: Sequence[str | bytes | int]) -> Command:
         return ("EVALSHA", self.sha, len(keys), *keys, *args)
+
+
+def ms(seconds: float) -> int:
+    """A duration as Redis takes it: whole milliseconds, at least 1."""
+    return max(1, int(seconds * 1000))
+
+
+def _source(name: str) -> str:
+    return resources.files(__package__).joinpath("scripts", name).read_text()
 
 
 ScriptCall = tuple[_Script, Sequence[str], Sequence[str | bytes | int]]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .matches import NewMatch, TicketState
+from .redis_commands import ms
 
 if TYPE_CHECKING:
     from .redis_commands import Commands, _Script
@@ -23,10 +24,6 @@ POOLS_KEY = MM + "pools"
 MATCHES_KEY = MM + "matches"
 DONE_TTL = 30 * 86_400.0
 """Seconds a game's ratings update is remembered as done (its follow-ups end long before)."""
-
-
-def _ms(seconds: float) -> int:
-    return max(1, int(seconds * 1000))
 
 
 def _ticket_key(ticket_id: str) -> str:
@@ -56,7 +53,7 @@ class RedisMatches:
         self, ticket_id: str, player: str, kind: str, pool: str, data: bytes, most: int, ttl: float
     ) -> tuple[str, str]:
         keys = [f"{MM}player:{player}", _ticket_key(ticket_id), f"{MM}pool:{pool}", POOLS_KEY]
-        args: list[str | bytes | int] = [ticket_id, player, kind, pool, data, most, _ms(ttl)]
+        args: list[str | bytes | int] = [ticket_id, player, kind, pool, data, most, ms(ttl)]
         args.append(repr(time.time()))
         found, verdict = await self._open_ticket(self._commands, keys, args)
         return _text(found), _text(verdict)
@@ -89,7 +86,7 @@ class RedisMatches:
         due: float,
         ttl: float,
     ) -> list[str]:
-        args: list[str | bytes | int] = [pool, repr(due), _ms(ttl), len(expired), *expired]
+        args: list[str | bytes | int] = [pool, repr(due), ms(ttl), len(expired), *expired]
         for match in matches:
             args += [match.game_id, match.spec, len(match.seats)]
             for ticket_id, seat in match.seats:
@@ -130,7 +127,7 @@ class RedisMatches:
         game_id: str,
         updates: Sequence[tuple[str, bytes | None, bytes, float, bool]],
     ) -> str:
-        args: list[str | bytes | int] = [_ms(DONE_TTL)]
+        args: list[str | bytes | int] = [ms(DONE_TTL)]
         for player, before, after, score, listed in updates:
             args += [player, before or b"", after, repr(score), int(listed)]
         return _text(await self._save_ratings(self._commands, _rating_keys(kind, game_id), args))

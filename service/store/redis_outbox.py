@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .outbox import Notification, Taken
+from .redis_commands import ms
 
 if TYPE_CHECKING:
     from .redis_commands import _Script
@@ -23,10 +24,6 @@ PREFIX = "genial:{wh}:"
 READY, LATER, COUNT, HEADS, TRIES, DEAD, DISABLED = (
     PREFIX + name for name in ("ready", "later", "count", "heads", "tries", "dead", "disabled")
 )
-
-
-def _ms(seconds: float) -> int:
-    return max(1, int(seconds * 1000))
 
 
 def _text(raw: bytes | str) -> str:
@@ -48,7 +45,7 @@ class RedisOutbox:
     ) -> int:
         if not items:
             return 0
-        args: list[str | bytes | int] = [PREFIX, _ms(now), _ms(window), _ms(keep)]
+        args: list[str | bytes | int] = [PREFIX, ms(now), ms(window), ms(keep)]
         for n in items:
             args += [n.id, n.lane, n.coalesce, n.item]
         return int(await self._outbox_queue(self._commands, [READY, COUNT, HEADS], args))
@@ -56,7 +53,7 @@ class RedisOutbox:
     async def take_notifications(
         self, consumer: str, count: int, now: float, idle: float
     ) -> list[Taken]:
-        args: list[str | bytes | int] = [PREFIX, consumer, count, _ms(now), _ms(idle)]
+        args: list[str | bytes | int] = [PREFIX, consumer, count, ms(now), ms(idle)]
         found = await self._outbox_take(self._commands, [READY, LATER], args)
         return [
             Taken(_text(found[i]), _text(found[i + 1]), found[i + 2], int(found[i + 3]))
@@ -74,8 +71,8 @@ class RedisOutbox:
             taken.lane,
             taken.head,
             outcome,
-            _ms(now),
-            _ms(retry_at),
+            ms(now),
+            ms(retry_at),
         ]
         return bool(await self._outbox_settle(self._commands, keys, args))
 
@@ -107,7 +104,7 @@ class RedisOutbox:
         if not ids:
             return 0
         keys = [READY, COUNT, HEADS, DEAD]
-        return int(await self._outbox_replay(self._commands, keys, [PREFIX, _ms(now), *ids]))
+        return int(await self._outbox_replay(self._commands, keys, [PREFIX, ms(now), *ids]))
 
     async def disable_endpoint(self, key: str, now: float) -> None:
         await self._commands.call("HSET", DISABLED, key, repr(now))

@@ -15,7 +15,7 @@ from typing import Any
 
 from .base import Followed, Follower, player_feed
 from .redis_changes import RedisLogChanges, channel_of
-from .redis_commands import Commands, ScriptCall, _Script, run_in_order
+from .redis_commands import Commands, ScriptCall, _Script, ms, run_in_order
 
 FOLLOW_UPS_KEY = "genial:followups"
 REVOKED_KEY = "genial:revoked"
@@ -29,13 +29,18 @@ def _player_keys(player: str, *names: str) -> list[str]:
     return [f"genial:{{p:{player}}}:{name}" for name in names]
 
 
+def player_event_keys(player: str) -> list[str]:
+    """A player's events (id -> number), their data (id -> data), the last number."""
+    return _player_keys(player, "events", "event_data", "last_event")
+
+
+def followed_mark(followed: Followed) -> bytes:
+    return b"%d %d\n" % (followed.rev, followed.version) + followed.meta
+
+
 def wake_channel(player: str) -> str:
     """Where a player's new events are announced: what `RedisLogChanges` listens to."""
     return channel_of(player_feed(player))
-
-
-def _ms(seconds: float) -> int:
-    return max(1, int(seconds * 1000))
 
 
 class RedisPlayers:
@@ -76,9 +81,9 @@ class RedisPlayers:
     ) -> None:
         calls: list[ScriptCall] = []
         if followed is not None:
-            mark = b"%d %d\n" % (followed.rev, followed.version) + followed.meta
+            mark = followed_mark(followed)
             calls.append(
-                (self._followed_script, [followed_key(game_id)], [followed.rev, mark, _ms(ttl)])
+                (self._followed_script, [followed_key(game_id)], [followed.rev, mark, ms(ttl)])
             )
         calls.append((self._reschedule, [FOLLOW_UPS_KEY], [game_id, repr(due), ""]))
         await run_in_order(self._commands, [], calls)
@@ -88,7 +93,7 @@ class RedisPlayers:
     async def create_session(self, session_id: str, player: str, digest: str, ttl: float) -> None:
         key = f"genial:{{s:{session_id}}}:session"
         await self._commands.pipeline(
-            [("HSET", key, "p", player, "g", 0, "h", digest), ("PEXPIRE", key, _ms(ttl))]
+            [("HSET", key, "p", player, "g", 0, "h", digest), ("PEXPIRE", key, ms(ttl))]
         )
 
     async def rotate_session(
@@ -97,7 +102,7 @@ class RedisPlayers:
         reply = await self._rotate(
             self._commands,
             [f"genial:{{s:{session_id}}}:session"],
-            [generation, digest, new_digest, _ms(ttl)],
+            [generation, digest, new_digest, ms(ttl)],
         )
         return reply.decode() if isinstance(reply, bytes) else str(reply)
 
@@ -145,7 +150,7 @@ class RedisPlayers:
 
     async def set_player_profile(self, player: str, profile: bytes, ttl: float) -> None:
         (key,) = _player_keys(player, "profile")
-        await self._commands.call("SET", key, profile, "PX", _ms(ttl))
+        await self._commands.call("SET", key, profile, "PX", ms(ttl))
 
     async def player_webhook(self, player: str) -> bytes | None:
         (key,) = _player_keys(player, "webhook")
@@ -157,12 +162,12 @@ class RedisPlayers:
         if webhook is None:
             await self._commands.call("DEL", key)
         else:
-            await self._commands.call("SET", key, webhook, "PX", _ms(ttl))
+            await self._commands.call("SET", key, webhook, "PX", ms(ttl))
 
     async def add_my_game(self, player: str, game_id: str, at: float, ttl: float) -> int:
         (key,) = _player_keys(player, "games")
         replies = await self._commands.pipeline(
-            [("ZADD", key, "NX", repr(at), game_id), ("ZCARD", key), ("PEXPIRE", key, _ms(ttl))]
+            [("ZADD", key, "NX", repr(at), game_id), ("ZCARD", key), ("PEXPIRE", key, ms(ttl))]
         )
         for reply in replies:
             if isinstance(reply, Exception):
@@ -184,7 +189,7 @@ class RedisPlayers:
         await self._finish(
             self._commands,
             _player_keys(player, "games", "finished", "summaries"),
-            [game_id, repr(at), summary, keep, _ms(ttl)],
+            [game_id, repr(at), summary, keep, ms(ttl)],
         )
 
     async def finished_games(self, player: str, count: int) -> list[bytes]:
@@ -200,12 +205,10 @@ class RedisPlayers:
     async def add_player_events(
         self, player: str, events: Sequence[tuple[str, bytes]], keep: int, ttl: float
     ) -> int:
-        args: list[str | bytes | int] = [keep, _ms(ttl), wake_channel(player)]
+        args: list[str | bytes | int] = [keep, ms(ttl), wake_channel(player)]
         for event_id, data in events:
             args += [event_id, data]
-        added = await self._add_events(
-            self._commands, _player_keys(player, "events", "event_data", "last_event"), args
-        )
+        added = await self._add_events(self._commands, player_event_keys(player), args)
         return int(added)
 
     async def player_events(self, player: str, after: int, count: int) -> list[tuple[int, bytes]]:

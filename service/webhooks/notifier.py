@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..followups import Change
+from ..followups import Change, PlayerEvents
 from ..players.feed import events_of, quiet
 from ..settings import Settings
 from ..store import GameStore, Notification
@@ -82,6 +82,9 @@ class Notifier:
 
     def idle(self, change: Change) -> bool:
         return self._off or quiet(change)  # notifications are the players' events
+
+    def inline(self, change: Change) -> PlayerEvents | None:
+        return {} if self.idle(change) else None
 
     async def _disabled_endpoints(self, now: float) -> set[str]:
         at, found = self._disabled

@@ -76,6 +76,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[RedisServ
         node.stop()
 
 
+@pytest.fixture(scope="session")
+def cluster_url(cluster: list[RedisServer]) -> str:
+    return f"redis://127.0.0.1:{cluster[0].port}"
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if not report.nodeid.startswith("tests/reliability/"):
         return

@@ -21,6 +21,7 @@ from tests.reliability.harness import (
 )
 from tests.reliability.test_lost_updates import lost_update_race
 from tests.service import test_outbox as outbox
+from tests.service import test_player_store as player_store
 from tests.service.clients import ApiClient, GrpcClient, RestClient
 from tests.service.test_api import (
     test_full_game_through_the_api_replays_from_the_revealed_seed as full_game,
@@ -35,11 +36,6 @@ FULL_GAMES = next(
     if m.name == "parametrize"
 )
 """The (kind, seats) the service suite plays whole games with."""
-
-
-@pytest.fixture(scope="module")
-def cluster_url(cluster: list[RedisServer]) -> str:
-    return f"redis://127.0.0.1:{cluster[0].port}"
 
 
 @pytest.fixture(scope="module")
@@ -120,5 +116,17 @@ async def test_the_webhook_outbox_works_on_a_cluster(
     store = RedisStore.from_url(cluster_url, cluster=True)
     try:
         await outbox_test(store)
+    finally:
+        await store.close()
+
+
+async def test_a_clusters_moves_follow_up_after_the_write(cluster_url: str) -> None:
+    """A game's and its players' keys are in different slots of a cluster, so no write
+    carries its players' events itself (`inline_follow_ups`): it records its intent, in
+    the store suite's test of that."""
+    store = RedisStore.from_url(cluster_url, cluster=True)
+    try:
+        assert not store.inline_follow_ups
+        await player_store.test_a_write_records_its_follow_up_intent_first(store)
     finally:
         await store.close()

@@ -8,6 +8,9 @@ a score, each player beginning its turn only once its own WatchPlayer (on worker
 counted. Worker A kills itself right after the write of a score (which passes the turn);
 its client sends the unanswered move again, same request id, to worker B (which finds it
 applied), and play goes on there.
+
+On one Redis that score's write carries its players' events itself (an inline follow-up);
+on a Cluster it records an intent, and worker B's sweeper does the follow-up: both ways.
 """
 
 from __future__ import annotations
@@ -29,18 +32,23 @@ from tests.service.clients import CallError, GrpcClient, RestClient
 from tests.service.players import Watcher, sign_in
 
 KILLED_AT = 2 + 3
-"""Worker A's write with an intent after which it dies: the 2 joins, then the 3rd move with
-one, the score of the third turn (a roll calls for nothing: it is written without one)."""
+"""Worker A's write with follow-ups after which it dies: the 2 joins, then the 3rd move with
+some, the score of the third turn (a roll calls for nothing: it is written without any)."""
 LEASE = "1"
 
 
+@pytest.mark.parametrize("topology", ["redis", "cluster"])
 def test_a_worker_killed_after_the_compare_and_set_loses_no_follow_up(
-    redis_url: str, spawn: Spawn, monkeypatch: pytest.MonkeyPatch
+    topology: str, request: pytest.FixtureRequest, spawn: Spawn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    url = request.getfixturevalue(f"{topology}_url")
+    options = ["--follow-up-lease-seconds", LEASE]
+    if topology == "cluster":
+        options.append("--redis-cluster")
     monkeypatch.setenv(KILL_AFTER_WRITE, str(KILLED_AT))
-    (doomed,) = spawn(redis_url, 1, "--follow-up-lease-seconds", LEASE)
+    (doomed,) = spawn(url, 1, *options)
     monkeypatch.delenv(KILL_AFTER_WRITE)
-    (survivor,) = spawn(redis_url, 1, "--follow-up-lease-seconds", LEASE)
+    (survivor,) = spawn(url, 1, *options)
     mover = GrpcClient(doomed.grpc_port)
     rescue = RestClient(survivor.http_port)
     sessions = [sign_in(rescue, secrets.token_urlsafe(24), name) for name in ("Ada", "Bob")]

@@ -10,7 +10,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from genial.service.store import Followed, GameStore, MemoryStore, Record, Write
+from genial.service.store import (
+    Followed,
+    GameStore,
+    InlineFollowUp,
+    MemoryStore,
+    Record,
+    Write,
+)
 from genial.service.store.redis import RedisStore
 from tests.service.test_store import gid, move
 
@@ -70,6 +77,50 @@ async def test_the_follow_up_mark_only_moves_forward(store: GameStore) -> None:
     assert await store.followed(game) == Followed(3, 2, b"meta-3")
     await store.follow_up_done(game, 1.0, Followed(5, 4, b"meta\n5"), 60)
     assert await store.followed(game) == Followed(5, 4, b"meta\n5")
+
+
+async def test_a_write_adds_its_players_events_and_moves_the_mark_with_it(
+    store: GameStore,
+) -> None:
+    """An inline follow-up is part of the write: made with it, or, when the mark is not at
+    the rev it names (another worker followed the game up), refused with it."""
+    assert store.inline_follow_ups
+    game, ada, bob = gid(), player(), player()
+    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    await store.follow_up_done(game, 1.0, Followed(0, 0, b"m0"), 60)
+    turn = [(f"{game}:1:your_turn", b"turn-1")]
+
+    def inline(mark_rev: int, rev: int) -> InlineFollowUp:
+        return InlineFollowUp(
+            mark_rev, Followed(rev, rev, b"meta\n%d" % rev), 60, {ada: turn, bob: []}, 50, 60
+        )
+
+    refused = move(0, 1)
+    refused.inline = inline(5, 1)
+    result = await store.write(game, refused)
+    assert not result.ok
+    assert result.mark_moved
+    assert (await store.read(game))[0] == Record(b"s0", b"m0", 0, 0)
+    assert await store.player_events(ada, 0, 10) == []
+    assert await store.followed(game) == Followed(0, 0, b"m0")
+
+    made = move(0, 1)
+    made.inline = inline(0, 1)
+    assert (await store.write(game, made)).ok
+    assert await store.followed(game) == Followed(1, 1, b"meta\n1")
+    assert await store.player_events(ada, 0, 10) == [(1, b"turn-1")]
+    assert await store.player_events(bob, 0, 10) == []
+    # A conflict leaves the events and the mark as they are.
+    stale = move(0, 1)
+    stale.inline = inline(1, 1)
+    assert not (await store.write(game, stale)).ok
+    assert await store.player_events(ada, 0, 10) == [(1, b"turn-1")]
+    assert await store.followed(game) == Followed(1, 1, b"meta\n1")
+    # An event already there is not added again (a retried follow-up).
+    again = move(1, 2)
+    again.inline = inline(1, 2)
+    assert (await store.write(game, again)).ok
+    assert await store.player_events(ada, 0, 10) == [(1, b"turn-1")]
 
 
 async def test_a_refresh_token_used_twice_revokes_its_session(store: GameStore) -> None:

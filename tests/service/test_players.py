@@ -5,15 +5,21 @@ seats bound to players; resigning; sessions refreshed, reused and revoked."""
 from __future__ import annotations
 
 import random
+import re
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
+import httpx
 import pytest
+from redis import Redis
 
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import player_service_pb2 as pb
 from genial.v1 import types_pb2 as types
+from tests.conftest import start_redis, stop
 from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient
 from tests.service.conftest import MakeClient, Worker, start_worker, stop_worker
 from tests.service.oidc import AUDIENCE, ISSUER, Provider
@@ -337,3 +343,60 @@ def test_an_identity_providers_token_works_the_same(
         lambda: client.call("GetPlayer", pb.GetPlayerRequest(), provider.token(aud="other"))
     ) == ("UNAUTHENTICATED", "TOKEN_BAD_AUDIENCE")
     client.close()
+
+
+def scripts_run(worker: Worker) -> Counter[str]:
+    """The Redis scripts a worker has run so far, by name (its genial_redis_seconds count)."""
+    text = httpx.get(f"{worker.admin_url}/metrics", timeout=10).text
+    found = re.findall(r'^genial_redis_seconds_count\{operation="(\w+)"\} (\S+)$', text, re.M)
+    return Counter({name: int(float(n)) for name, n in found})
+
+
+def test_a_move_that_passes_the_turn_adds_its_event_itself(tmp_path: Path) -> None:
+    """On one Redis a move that passes the turn adds the "your turn" event in its own write
+    (an inline follow-up): no intent, no follow-up scripts after it, and the event is there
+    when the answer is. A Redis and a worker of its own, which nothing else uses."""
+    server, port = start_redis(tmp_path)
+    worker = start_worker(f"redis://127.0.0.1:{port}/0")
+    client = GrpcClient(worker.grpc_port)
+    redis = Redis(port=port)
+    try:
+        sessions = [sign_in(client, device(), name) for name in ("Ada", "Bob")]
+        tokens = [s.access_token for s in sessions]
+        players = [
+            client.call("GetPlayer", pb.GetPlayerRequest(), t).player.player_id for t in tokens
+        ]
+        gid = client.call(
+            "CreateGame", api.CreateGameRequest(kind=types.GAME_KIND_DICE, seats=2)
+        ).game_id
+        for token in tokens:
+            client.call("JoinGame", api.JoinGameRequest(game_id=gid), token)
+        time.sleep(0.5)  # the joins' follow-ups (not inline: a join files the game) are done
+        before = scripts_run(worker)
+        passed = 0
+        while passed < 4:
+            view = client.call("GetGame", api.GetGameRequest(game_id=gid)).view
+            mover = view.to_move
+            legal = client.call(
+                "ListLegalMoves", api.ListLegalMovesRequest(game_id=gid), tokens[mover]
+            ).moves
+            scores = [m for m in legal if m.dice.WhichOneof("move") == "score"]
+            made = client.call(
+                "MakeMove",
+                api.MakeMoveRequest(game_id=gid, move=(scores or legal)[0]),
+                tokens[mover],
+            )
+            if made.view.to_move == mover:
+                continue
+            event_id = f"{gid}:{made.version}:your_turn"
+            next_player = players[made.view.to_move]
+            assert redis.zscore(f"genial:{{p:{next_player}}}:events", event_id) is not None
+            passed += 1
+        ran = scripts_run(worker) - before
+        assert ran["write_followed"] == passed
+        assert ran["add_player_events"] == ran["followed"] == ran["reschedule"] == 0
+    finally:
+        client.close()
+        redis.close()
+        stop_worker(worker)
+        stop(server)

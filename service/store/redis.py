@@ -17,7 +17,9 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import Sentinel
+from redis.backoff import NoBackoff
 
 from .base import Entry, EntryId, Follower, InlineFollowUp, Record, Write, WriteResult
 from .redis_changes import SUBSCRIBER_OPTIONS, RedisLogChanges
@@ -204,6 +206,12 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         if cluster:
             cluster_client = RedisCluster.from_url(
                 url,
+                # No retry inside redis-py (8.2 retries a failed command on the promoted
+                # master by itself): a lost connection must reach `ClientCommands`, whose
+                # generation then changes, so that records kept from before a failover
+                # (which may have lost acknowledged writes) are read anew; clients retry
+                # with their request ids.
+                retry=Retry(NoBackoff(), 0),
                 socket_timeout=timeout,
                 socket_connect_timeout=timeout,
                 health_check_interval=15,

@@ -85,6 +85,8 @@ class Written:
     after: Record
     state: engine.GameState
     moves: list[PlayedMove]
+    after_meta: GameMeta | None = None
+    """`after`'s metadata, where the writer has it decoded already (read, never changed)."""
     _changes: dict[str, Change] = field(default_factory=dict, compare=False, repr=False)
 
     def then(self, later: Written) -> Written | None:
@@ -92,16 +94,19 @@ class Written:
         if another write came between them."""
         if later.before.rev != self.after.rev:
             return None
-        return Written(self.before, later.after, later.state, self.moves + later.moves)
+        return Written(
+            self.before, later.after, later.state, self.moves + later.moves, later.after_meta
+        )
 
     def change(self, game_id: str) -> Change:
         """The change this write made (made once: asked whether it is quiet, then followed)."""
         change = self._changes.get(game_id)
         if change is None:
+            after = self.after_meta or records.decode_meta(self.after.meta)
             change = self._changes[game_id] = Change(
                 game_id,
                 Snapshot(self.before.version, records.decode_meta(self.before.meta)),
-                Snapshot(self.after.version, records.decode_meta(self.after.meta)),
+                Snapshot(self.after.version, after),
                 self.state,
                 self.moves,
             )
@@ -128,6 +133,20 @@ PlayerEvents = dict[str, list[tuple[str, bytes]]]
 """Per player, its events: id and serialized `PlayerEvent`."""
 
 
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a write does about its follow-up (`FollowUps.plan`): nothing now (`quiet`: the
+    next write's takes it), make it itself (`inline`), or neither: an intent, and the
+    follow-up after the write."""
+
+    quiet: bool = False
+    inline: InlineFollowUp | None = None
+
+
+QUIET = Plan(quiet=True)
+INTENT = Plan()
+
+
 class FollowUps:
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
@@ -152,43 +171,51 @@ class FollowUps:
             return 0.0
         return time.time() + self.settings.follow_up_lease_seconds
 
-    def quiet(self, game_id: str, known: Written) -> bool:
-        """Whether a write (`known`, about to be made) calls for nothing from any consumer:
-        then it is made without an intent, and its follow-up waits for the next write's.
-        Nothing is lost if this worker dies meanwhile: there was nothing to do, and the next
-        write's follow-ups start from the mark, before this one."""
-        change = known.change(game_id)
-        return all(consumer.idle(change) for consumer in self.consumers)
+    def plan(self, game_id: str, known: Written) -> Plan:
+        """What a write (`known`, about to be made) does about its follow-up.
 
-    def inline(self, game_id: str, known: Written) -> InlineFollowUp | None:
-        """The follow-up of a write (`known`, about to be made) for the write to make itself,
-        if the store can and it is only players' events; None otherwise.
+        Quiet, if it calls for nothing from any consumer: then it is made without an intent,
+        and its follow-up waits for the next write's. Nothing is lost if this worker dies
+        meanwhile: there was nothing to do, and the next write's follow-ups start from the
+        mark, before this one.
 
-        Only when this worker set the game's mark and made every write since (`quiet` ones,
-        joined with `known`): then it knows the whole change from the mark, which the store
-        checks is still there."""
-        if not self.store.inline_follow_ups or game_id in self._running:
-            return None
+        Else inline, if the store can and the follow-up is only players' events: the write
+        makes it itself. Only when this worker set the game's mark and made every write
+        since (`quiet` ones, joined with `known`): then it knows the whole change from the
+        mark, which the store checks is still there.
+
+        Both look at one change: the quiet writes joined with `known` where they join (a
+        quiet change followed by another calls for what the other alone does, so the
+        answer is the same), so that consumers work out what it calls for once."""
         pending = self._quiet.get(game_id)
         joined = pending.then(known) if pending is not None else known
-        if joined is None or self._marks.get(game_id) != joined.before.rev:
-            return None
-        change = joined.change(game_id)
+        change = (joined or known).change(game_id)
+        if all(consumer.idle(change) for consumer in self.consumers):
+            return QUIET
+        if (
+            joined is None
+            or not self.store.inline_follow_ups
+            or game_id in self._running
+            or self._marks.get(game_id) != joined.before.rev
+        ):
+            return INTENT
         events: PlayerEvents = {}
         for consumer in self.consumers:
             found = consumer.inline(change)
             if found is None:
-                return None
+                return INTENT
             for player, made in found.items():
                 events.setdefault(player, []).extend(made)
         after = known.after
-        return InlineFollowUp(
-            mark_rev=joined.before.rev,
-            mark=Followed(after.rev, after.version, after.meta),
-            mark_ttl=self.settings.idle_ttl,
-            events=events,
-            events_kept=self.settings.player_events_kept,
-            events_ttl=self.settings.player_ttl,
+        return Plan(
+            inline=InlineFollowUp(
+                mark_rev=joined.before.rev,
+                mark=Followed(after.rev, after.version, after.meta),
+                mark_ttl=self.settings.idle_ttl,
+                events=events,
+                events_kept=self.settings.player_events_kept,
+                events_ttl=self.settings.player_ttl,
+            )
         )
 
     def forget(self, game_id: str) -> None:
@@ -199,7 +226,7 @@ class FollowUps:
         self, game_id: str, due: float, known: Written, inline: InlineFollowUp | None = None
     ) -> None:
         """After a write `known` with an intent due at `due`, with its follow-up `inline`,
-        or a `quiet` one (due 0, no follow-up)."""
+        or a quiet one (due 0, no follow-up: see `plan`)."""
         if inline is not None:  # followed up already, with the quiet writes before it
             self._quiet.pop(game_id, None)
             self._set_mark(game_id, known.after.rev)

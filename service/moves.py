@@ -188,11 +188,11 @@ class Moves:
             if due:
                 automatic = chosen.cause in Cause.AUTOMATIC
                 played = PlayedMove(version, chosen.seat, chosen.move, events, automatic)
-                change = Written(record, written, new, [played])
-                if self.followups.quiet(game_id, change):
-                    due = 0.0  # nothing to follow up now: the next write that has takes it
-                elif (inline := self.followups.inline(game_id, change)) is not None:
-                    due = 0.0  # followed up by the write itself
+                change = Written(record, written, new, [played], after_meta=meta)
+                plan = self.followups.plan(game_id, change)
+                inline = plan.inline
+                if plan.quiet or inline is not None:
+                    due = 0.0  # nothing to follow up after the write: see `FollowUps.plan`
             result = await self.store.write(
                 game_id,
                 Write(

@@ -110,7 +110,7 @@ class GameMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     @property
     def joined(self) -> int:
-        return sum(name is not None for name in self.names)
+        return len(self.names) - self.names.count(None)
 
     @property
     def status(self) -> str:

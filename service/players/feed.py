@@ -56,8 +56,8 @@ def _events_of(change: Change) -> dict[str, list[pb.PlayerEvent]]:
     game_id, version = change.game_id, change.after.version
     seated = {
         seat: player
-        for seat in range(after.seats)
-        if (player := after.player(seat)) is not None and after.names[seat] is not None
+        for seat, (player, name) in enumerate(zip(after.players, after.names, strict=False))
+        if player is not None and name is not None
     }
     found: dict[str, list[pb.PlayerEvent]] = defaultdict(list)
 
@@ -68,9 +68,10 @@ def _events_of(change: Change) -> dict[str, list[pb.PlayerEvent]]:
         for player in set(seated.values()):
             found[player].append(made)
 
-    for seat, name in enumerate(after.names):
-        if name is not None and before.names[seat] is None:
-            to_all(event(f"0:seat_taken:{seat}", SEAT_TAKEN, 0, seat=seat, display_name=name))
+    if before.names != after.names:  # most changes seat nobody: skip the look
+        for seat, name in enumerate(after.names):
+            if name is not None and before.names[seat] is None:
+                to_all(event(f"0:seat_taken:{seat}", SEAT_TAKEN, 0, seat=seat, display_name=name))
     if before.status == WAITING and after.status != WAITING:
         to_all(event("0:started", pb.PLAYER_EVENT_TYPE_GAME_STARTED, 0))
     for move in change.moves:
@@ -82,9 +83,10 @@ def _events_of(change: Change) -> dict[str, list[pb.PlayerEvent]]:
                         f"{move.version}:timed_out", TIMED_OUT, move.version, seat=happened["seat"]
                     )
                 )
-    for seat in range(after.seats):
-        if after.is_resigned(seat) and not before.is_resigned(seat):
-            to_all(event(f"seat{seat}:resigned", pb.PLAYER_EVENT_TYPE_RESIGNED, seat=seat))
+    if before.resigned != after.resigned:
+        for seat in range(after.seats):
+            if after.is_resigned(seat) and not before.is_resigned(seat):
+                to_all(event(f"seat{seat}:resigned", pb.PLAYER_EVENT_TYPE_RESIGNED, seat=seat))
     if after.finished:
         over = event(f"{version}:over", pb.PLAYER_EVENT_TYPE_GAME_OVER)
         for row in change.state.view(None)["standings"]:

@@ -1,4 +1,4 @@
-"""A quiet write's follow-up waits for the next write's (`FollowUps.quiet`): that is sound only
+"""A quiet write's follow-up waits for the next write's (`FollowUps.plan`): that is sound only
 if a change that calls for nothing, followed by another, calls for what the other alone
 does. Checked here on random games of every kind, with players and bots at the seats,
 timers and timeouts, for every pair of consecutive moves whose first is idle."""

@@ -11,7 +11,7 @@ import re
 import secrets
 import time
 import unicodedata
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from genial import engine
@@ -26,7 +26,7 @@ from .log_entries import JoinEntry, encode_join
 from .metrics import METRICS
 from .records import PLAYING, WAITING, GameMeta
 from .settings import Settings
-from .store import GameStore, Quota, Record, Write
+from .store import Entry, GameStore, Quota, Record, Write
 from .turns import Turns
 from .views import game_view
 
@@ -185,12 +185,26 @@ class Games:
         )
 
     async def open(
-        self, game_id: str, state: engine.GameState, meta: GameMeta, *, listed: bool
+        self,
+        game_id: str,
+        state: engine.GameState,
+        meta: GameMeta,
+        *,
+        listed: bool,
+        seated: Sequence[int] = (),
     ) -> bool:
         """Store a new game and set it going (in the lobby if `listed`, or played by its
-        bots); False if the id is taken."""
+        bots); False if the id is taken. The `seated` seats were taken as it was made (a
+        match's players): each gets its join in the log, as if it had joined, so that
+        watches and histories, which replay the log, see it taken."""
         record = Record(state.encode(), records.encode_meta(meta), 0, 0)
-        if not await self.store.create(game_id, record, None, self.settings.waiting_ttl):
+        joined = meta.joined - len(seated)  # the bots, seated by `new_meta`
+        entries = [
+            Entry((0, joined + i), encode_join(JoinEntry(seat, name)))
+            for i, seat in enumerate(seated, 1)
+            if (name := meta.names[seat]) is not None
+        ]
+        if not await self.store.create(game_id, record, entries, self.settings.waiting_ttl):
             return False
         if meta.status != WAITING:  # bots only: the game plays itself
             await self.turns.after_move(game_id, meta, state)

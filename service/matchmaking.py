@@ -393,7 +393,8 @@ class Matchmaker:
                 meta.names[seat] = name
                 meta.bind(seat, player, bot_account=await self.ratings.is_bot_account(player))
             state = engine.new_game(spec.kind, len(spec.players), engine.new_seed(), spec.options)
-            await self.games.open(game_id, state, meta, listed=False)
+            seated = [seat for seat, player in enumerate(spec.players) if player is not None]
+            await self.games.open(game_id, state, meta, listed=False, seated=seated)
             await self.followups.process(game_id, 0.0)
             await self.store.match_done(game_id)
         finally:

@@ -114,8 +114,10 @@ class GameRecords(Protocol):
         an earlier generation is read anew, since its rev may since name another state."""
         ...
 
-    async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
-        """Store a new game; False if the id is taken."""
+    async def create(
+        self, game_id: str, record: Record, entries: Sequence[Entry], ttl: float
+    ) -> bool:
+        """Store a new game with the first `entries` of its log; False if the id is taken."""
         ...
 
     async def read(

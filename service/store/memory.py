@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .base import (
@@ -63,10 +63,12 @@ class MemoryStore(MemoryPlayers, MemoryOutbox, MemoryMatches):
     def _deadline(self, ttl: float) -> float:
         return self._clock() + ttl if ttl else 0.0
 
-    async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
+    async def create(
+        self, game_id: str, record: Record, entries: Sequence[Entry], ttl: float
+    ) -> bool:
         if self._get(game_id) is not None:
             return False
-        self._games[game_id] = _MemoryGame(record, [entry] if entry else [], self._deadline(ttl))
+        self._games[game_id] = _MemoryGame(record, list(entries), self._deadline(ttl))
         return True
 
     async def read(

@@ -310,17 +310,15 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         moves), so it is read anew."""
         return self._link.generation
 
-    async def create(self, game_id: str, record: Record, entry: Entry | None, ttl: float) -> bool:
+    async def create(
+        self, game_id: str, record: Record, entries: Sequence[Entry], ttl: float
+    ) -> bool:
         game_key, log_key, _, _ = _keys(game_id)
+        logged: list[str | bytes] = []
+        for entry in entries:
+            logged += [_stream_id(entry.id), entry.data]
         created = await self._create(
-            self._commands,
-            [game_key, log_key],
-            [
-                pack_record(record),
-                int(ttl * 1000),
-                _stream_id(entry.id) if entry else "",
-                entry.data if entry else b"",
-            ],
+            self._commands, [game_key, log_key], [pack_record(record), int(ttl * 1000), *logged]
         )
         return bool(created)
 

@@ -17,6 +17,7 @@ from genial.service.ratings import Skill, bot_player, ranking, rated
 from genial.service.records import GameMeta
 from genial.service.store import GameStore, MemoryStore, NewMatch
 from genial.service.store.redis import RedisStore
+from genial.v1 import dice_pb2
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import match_service_pb2 as mm
 from genial.v1 import player_service_pb2 as pb
@@ -263,6 +264,24 @@ def test_two_players_are_matched_and_hear_of_it(make_client: MakeClient) -> None
         view = client.call("GetGame", api.GetGameRequest(game_id=mine.game_id), ada).view
         assert view.status == types.GAME_STATUS_PLAYING
         assert sorted(p.display_name for p in view.players) == ["Ada", "Ada (2)"]
+        # A watch replays the log: the players seated by the match are in it as joins, so
+        # its views show the game playing, as GetGame does, and whose turn it is.
+        roll = types.Move(dice=dice_pb2.DiceMove(roll=dice_pb2.DiceRoll()))
+        roll_request = api.MakeMoveRequest(game_id=mine.game_id, move=roll)
+        client.call("MakeMove", roll_request, ada if view.to_move == mine.seat else bob)
+        watch = client.watch(api.WatchGameRequest(game_id=mine.game_id, from_version=0), ada)
+        updates = [next(watch) for _ in range(3)]
+        assert [[e.WhichOneof("event") for e in u.events] for u in updates] == [
+            ["player_joined"],
+            ["player_joined", "game_started"],
+            ["dice"],
+        ]
+        assert [u.view.status for u in updates] == [
+            types.GAME_STATUS_WAITING,  # the first seat of two taken
+            types.GAME_STATUS_PLAYING,
+            types.GAME_STATUS_PLAYING,
+        ]
+        assert updates[2].view.to_move == view.to_move
         # A matched ticket stays matched; another player's ticket is nobody else's business.
         cancel = mm.CancelMatchRequest(ticket_id=first.ticket_id)
         assert client.call("CancelMatch", cancel, ada).ticket.status == mm.TICKET_STATUS_MATCHED

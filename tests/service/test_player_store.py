@@ -38,7 +38,7 @@ def player() -> str:
 
 async def test_a_write_records_its_follow_up_intent_first(store: GameStore) -> None:
     game = gid()
-    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    await store.create(game, Record(b"s0", b"m0", 0, 0), (), 0)
     due = time.time() + 1000
     written = move(0, 1)
     written.follow_up = due
@@ -61,7 +61,7 @@ async def test_a_write_records_its_follow_up_intent_first(store: GameStore) -> N
 
 async def test_a_write_without_a_log_entry(store: GameStore) -> None:
     game = gid()
-    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    await store.create(game, Record(b"s0", b"m0", 0, 0), (), 0)
     assert (await store.write(game, move(0, 1))).ok
     assert (await store.write(game, Write(1, b"state-1", 1, None, b"", meta=b"m2"))).ok
     record, _ = await store.read(game)
@@ -86,7 +86,7 @@ async def test_a_write_adds_its_players_events_and_moves_the_mark_with_it(
     the rev it names (another worker followed the game up), refused with it."""
     assert store.inline_follow_ups
     game, ada, bob = gid(), player(), player()
-    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    await store.create(game, Record(b"s0", b"m0", 0, 0), (), 0)
     await store.follow_up_done(game, 1.0, Followed(0, 0, b"m0"), 60)
     turn = [(f"{game}:1:your_turn", b"turn-1")]
 

@@ -49,7 +49,7 @@ def move(rev: int, request_id: str | None = None) -> Write:
 
 async def new_game(store: RedisStore) -> str:
     game = secrets.token_hex(6)
-    assert await store.create(game, Record(b"s", b"m", 0, 0), None, 60)
+    assert await store.create(game, Record(b"s", b"m", 0, 0), (), 60)
     return game
 
 

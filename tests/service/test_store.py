@@ -56,8 +56,8 @@ def move(rev: int, version: int, request_id: str | None = None, ttl: float = 0) 
 async def test_create_read_and_refuse_a_taken_id(store: GameStore) -> None:
     game = gid()
     record = Record(b"s0", b"m0", 0, 0)
-    assert await store.create(game, record, None, 0)
-    assert not await store.create(game, Record(b"x", b"y", 0, 0), None, 0)
+    assert await store.create(game, record, (), 0)
+    assert not await store.create(game, Record(b"x", b"y", 0, 0), (), 0)
     got, done = await store.read(game)
     assert got == record
     assert done is None
@@ -66,7 +66,9 @@ async def test_create_read_and_refuse_a_taken_id(store: GameStore) -> None:
 
 async def test_compare_and_set_and_the_log(store: GameStore) -> None:
     game = gid()
-    await store.create(game, Record(b"s0", b"m0", 0, 0), Entry((0, 1), b"join"), 0)
+    await store.create(
+        game, Record(b"s0", b"m0", 0, 0), [Entry((0, 1), b"join"), Entry((0, 2), b"join")], 0
+    )
     first = await store.write(game, move(0, 1))
     assert (first.ok, first.rev) == (True, 1)
     stale = await store.write(game, move(0, 1))
@@ -79,18 +81,19 @@ async def test_compare_and_set_and_the_log(store: GameStore) -> None:
     log = await store.entries(game, (0, 0))
     assert [(e.id, e.data) for e in log] == [
         ((0, 1), b"join"),
+        ((0, 2), b"join"),
         ((1, 0), b"move-1"),
         ((2, 0), b"move-2"),
     ]
     assert [e.id for e in await store.entries(game, (1, 0))] == [(2, 0)]
     assert await store.entries(game, (2, 0)) == []
-    assert await store.entries(game, (0, 1), (1, 0)) == [Entry((1, 0), b"move-1")]
+    assert await store.entries(game, (0, 2), (1, 0)) == [Entry((1, 0), b"move-1")]
     assert await store.entries(game, (5, 0)) == []
 
 
 async def test_snapshots_are_kept_with_their_version(store: GameStore) -> None:
     game = gid()
-    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    await store.create(game, Record(b"s0", b"m0", 0, 0), (), 0)
     await store.write(game, Write(0, b"s1", 1, (1, 0), b"move-1", meta=b"m", snapshot=b"at 1"))
     await store.write(game, move(1, 2))
     assert await store.snapshot(game, 1) == b"at 1"
@@ -100,7 +103,7 @@ async def test_snapshots_are_kept_with_their_version(store: GameStore) -> None:
 
 async def test_request_ids_of_old_moves_are_pruned(store: GameStore) -> None:
     game = gid()
-    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    await store.create(game, Record(b"s0", b"m0", 0, 0), (), 0)
     for version in range(1, 2 * REQUEST_IDS_KEPT + 1):
         assert (await store.write(game, move(version - 1, version, f"r{version}"))).ok
     # Kept for the 64 moves after their own at least, then pruned with the next 64th.
@@ -111,7 +114,7 @@ async def test_request_ids_of_old_moves_are_pruned(store: GameStore) -> None:
 
 async def test_a_request_id_is_applied_once(store: GameStore) -> None:
     game = gid()
-    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    await store.create(game, Record(b"s0", b"m0", 0, 0), (), 0)
     assert (await store.write(game, move(0, 1, "req-1"))).ok
     again = await store.write(game, move(1, 2, "req-1"))
     assert (again.ok, again.duplicate_version) == (False, 1)
@@ -128,7 +131,7 @@ async def test_a_request_id_is_applied_once(store: GameStore) -> None:
 async def test_a_follower_is_woken_by_a_write_of_its_game(store: GameStore) -> None:
     game, other = gid(), gid()
     for g in (game, other):
-        await store.create(g, Record(b"s0", b"m0", 0, 0), None, 0)
+        await store.create(g, Record(b"s0", b"m0", 0, 0), (), 0)
     follower = await store.follow(game)
     try:
         generation = follower.generation
@@ -148,7 +151,7 @@ async def test_a_follower_is_woken_by_a_write_of_its_game(store: GameStore) -> N
 
 async def test_games_expire(store: GameStore) -> None:
     game = gid()
-    await store.create(game, Record(b"s0", b"m0", 0, 0), None, ttl=0.3)
+    await store.create(game, Record(b"s0", b"m0", 0, 0), (), ttl=0.3)
     assert (await store.read(game))[0] is not None
     await store.write(game, move(0, 1, "req-1", ttl=0.3))
     await asyncio.sleep(0.6)
@@ -158,7 +161,7 @@ async def test_games_expire(store: GameStore) -> None:
 
 async def test_concurrent_writers_lose_no_update(store: GameStore) -> None:
     game = gid()
-    await store.create(game, Record(b"0", b"m", 0, 0), None, 0)
+    await store.create(game, Record(b"0", b"m", 0, 0), (), 0)
 
     async def bump(times: int) -> int:
         done = 0
@@ -210,7 +213,7 @@ async def test_the_schedule_leases_due_games_once(store: GameStore) -> None:
 async def test_a_write_after_redis_forgot_its_scripts(redis_url: str) -> None:
     store = RedisStore.from_url(redis_url)
     game = gid()
-    await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+    await store.create(game, Record(b"s0", b"m0", 0, 0), (), 0)
     admin = redis.Redis.from_url(redis_url)
     admin.script_flush()  # as after a restart
     assert (await store.write(game, move(0, 1))).ok
@@ -242,7 +245,7 @@ async def test_a_live_game_takes_under_a_kibibyte(redis_url: str) -> None:
     )
     store = RedisStore.from_url(redis_url)
     game = gid()
-    await store.create(game, Record(largest, records.encode_meta(meta), 97, 101), None, 3600)
+    await store.create(game, Record(largest, records.encode_meta(meta), 97, 101), (), 3600)
     admin = redis.Redis.from_url(redis_url)
     size = admin.memory_usage(f"genial:{{{game}}}:game", samples=0)
     admin.close()
@@ -259,7 +262,7 @@ async def test_a_unix_socket_redis_url(tmp_path: Path) -> None:
     try:
         store = RedisStore.from_url(f"unix://{socket_path}?db=0")
         game = gid()
-        assert await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)
+        assert await store.create(game, Record(b"s0", b"m0", 0, 0), (), 0)
         assert (await store.write(game, move(0, 1, "req-1"))).ok
         assert (await store.write(game, move(1, 2, "req-1"))).duplicate_version == 1
         record, done = await store.read(game, "req-1")
@@ -299,7 +302,7 @@ async def test_the_connections_a_worker_holds_are_counted(redis_url: str) -> Non
     store = RedisStore.from_url(redis_url)
     assert store.connections() == 0
     game = gid()
-    assert await store.create(game, Record(b"s0", b"m0", 0, 0), None, 0)  # the link
+    assert await store.create(game, Record(b"s0", b"m0", 0, 0), (), 0)  # the link
     await store.lobby_add("dice", game, 1.0)  # redis-py's pool
     follower = await store.follow(game)  # the subscriber's
     assert store.connections() == 3

@@ -216,32 +216,40 @@ class _Bot:
             self.playing[game_id] = asyncio.create_task(self._game(game_id))
 
     async def _game(self, game_id: str) -> None:
-        """Play one game to its end: act, wait for the next change (a watch from the version
-        last seen), act again; again after errors (a worker gone, a bot that failed)."""
+        """Play one game to its end on one watch of it: act on each view it brings (a move's
+        answer brings the next view of the bot's own turn), and look again after errors (a
+        worker gone, a bot that failed; a rate limit for as long as it says). A move costs
+        two calls, its legal moves and the move, which keeps a bot playing many games at
+        once under the per-player rate limit longer."""
         backoff = RETRY_SECONDS[0]
         try:
             while True:
                 try:
                     view = await self.client.view(game_id, self.me)
                     seat = Seat(self.client, game_id, view.viewer, self.me, view.version)
-                    while not await self._act(seat):
-                        async for _ in seat.watch(from_version=seat.version):
-                            break  # something happened: look again
+                    if await self._act(seat, view):
+                        return
+                    async for update in seat.watch(from_version=seat.version):
                         backoff = RETRY_SECONDS[0]
-                    return
-                except Exception:  # logged, and the game taken up again
+                        # Its own moves come back on the watch after their answers did.
+                        if update.version > seat.version and await self._act(seat, update.view):
+                            return
+                except Exception as err:  # logged, and the game taken up again
                     log.warning("game %s failed; again", game_id, exc_info=True)
-                    await asyncio.sleep(backoff)
+                    await asyncio.sleep(max(backoff, _retry_after(err)))
                     backoff = min(backoff * 2, RETRY_SECONDS[1])
         finally:
             self.playing.pop(game_id, None)
             self.done.add(game_id)
 
-    async def _act(self, seat: Seat) -> bool:
+    async def _act(self, seat: Seat, known: types.GameView | None) -> bool:
         """Make the seat's moves while it is its turn, each chosen from the view of the
-        version it is made at; whether the game is over."""
+        version it is made at (`known`, then each move's answer; read again when the game
+        moved on meanwhile); whether the game is over."""
+        view = known
         while True:
-            view = await seat.view()
+            if view is None:
+                view = await seat.view()
             if view.status == types.GAME_STATUS_FINISHED:
                 self.stats.games += 1
                 self.stats.finished.append(seat.game_id)
@@ -250,7 +258,8 @@ class _Bot:
                 return False
             legal = await seat.legal_moves()
             if seat.version != view.version:
-                continue  # the game moved on between the two reads
+                view = None
+                continue  # the game moved on since the view
             if not legal:
                 return False  # played for the seat (resigned, or timed out)
             kind = kind_name(view.kind)
@@ -258,9 +267,19 @@ class _Bot:
                 self.choose, engine_view(view), [engine_move(kind, m) for m in legal]
             )
             try:
-                await seat.move(proto_move(kind, chosen), expected_version=view.version)
+                answer = await seat.move(proto_move(kind, chosen), expected_version=view.version)
             except GenialError as err:
                 if err.reason != "STALE_VERSION":
                     raise
+                view = None
                 continue
             self.stats.moves += 1
+            view = answer.view
+
+
+def _retry_after(err: Exception) -> float:
+    """The seconds a rate limit asked to wait (0 for any other error)."""
+    if isinstance(err, GenialError) and err.reason == "RATE_LIMITED":
+        with contextlib.suppress(KeyError, ValueError):
+            return float(err.metadata["retry_after"])
+    return 0.0

@@ -123,7 +123,7 @@ async def _cycles(session: Session, store: RedisStore, call: str) -> Result:
             slots: list[Slot] = []
             for _ in range(options.concurrency):
                 game_id = secrets.token_urlsafe(12)
-                await store.create(game_id, record, None, 3600)
+                await store.create(game_id, record, (), 3600)
                 slots.append(RedisCycle(store, game_id, entry, 3600))
             measured = await closed_loop(slots, session.probe, options.window)
             rounds.append(

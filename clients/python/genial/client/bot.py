@@ -236,7 +236,8 @@ class _Bot:
                             return
                 except Exception as err:  # logged, and the game taken up again
                     log.warning("game %s failed; again", game_id, exc_info=True)
-                    await asyncio.sleep(max(backoff, _retry_after(err)))
+                    asked = err.retry_after if isinstance(err, GenialError) else None
+                    await asyncio.sleep(max(backoff, asked or 0.0))
                     backoff = min(backoff * 2, RETRY_SECONDS[1])
         finally:
             self.playing.pop(game_id, None)
@@ -275,11 +276,3 @@ class _Bot:
                 continue
             self.stats.moves += 1
             view = answer.view
-
-
-def _retry_after(err: Exception) -> float:
-    """The seconds a rate limit asked to wait (0 for any other error)."""
-    if isinstance(err, GenialError) and err.reason == "RATE_LIMITED":
-        with contextlib.suppress(KeyError, ValueError):
-            return float(err.metadata["retry_after"])
-    return 0.0

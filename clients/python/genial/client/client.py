@@ -23,7 +23,7 @@ from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
 from genial.v1 import types_pb2 as types
 
-from .errors import GenialError
+from .errors import RATE_LIMITED, GenialError
 from .seat import Seat
 
 if TYPE_CHECKING:
@@ -38,7 +38,6 @@ DEFAULT_TARGET = "localhost:50051"
 RETRIED_ALWAYS = {grpc.StatusCode.ABORTED}
 RETRIED_WHEN_IDEMPOTENT = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
 STALE_VERSION = "STALE_VERSION"
-RATE_LIMITED = "RATE_LIMITED"
 
 
 def kind_value(kind: Kind) -> str:
@@ -94,14 +93,12 @@ class RetryPolicy:
         """Seconds to wait before retry number `retry` of a call that failed with `error`;
         None when it is not retried."""
         if error.code == grpc.StatusCode.RESOURCE_EXHAUSTED and error.reason == RATE_LIMITED:
-            try:
-                wait = float(error.metadata["retry_after"])
-            except (KeyError, ValueError):
+            wait = error.retry_after
+            if wait is None or retry >= self.attempts or not 0 <= wait <= self.max_rate_limit_wait:
                 return None
-            fits = retry < self.attempts and 0 <= wait <= self.max_rate_limit_wait
             # A little past the window's end, spread out: clients refused together
             # should not all come back at the same instant.
-            return wait + random.uniform(0, self.initial_backoff) if fits else None
+            return wait + random.uniform(0, self.initial_backoff)
         if not self.should_retry(error, retry, idempotent):
             return None
         return self.backoff(retry)

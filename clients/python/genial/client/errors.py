@@ -7,6 +7,8 @@ from collections.abc import Mapping
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
+RATE_LIMITED = "RATE_LIMITED"
+"""The reason of a call refused by a rate limit (with RESOURCE_EXHAUSTED and a retry_after)."""
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
 """The trailer that carries the call's google.rpc.Status, with its ErrorInfo."""
 
@@ -35,6 +37,17 @@ class GenialError(Exception):
         self.reason = reason
         self.message = message
         self.metadata = dict(metadata or {})
+
+    @property
+    def retry_after(self) -> float | None:
+        """For a call refused by a rate limit (RESOURCE_EXHAUSTED, reason RATE_LIMITED), the
+        seconds the service asked to wait; None for any other error, or a wait not given."""
+        if self.code != grpc.StatusCode.RESOURCE_EXHAUSTED or self.reason != RATE_LIMITED:
+            return None
+        try:
+            return float(self.metadata["retry_after"])
+        except (KeyError, ValueError):
+            return None
 
     @classmethod
     def from_rpc_error(cls, err: grpc.aio.AioRpcError) -> GenialError:

@@ -291,9 +291,9 @@ async def _decode(request: Request[Any, Any, Any], *, route: Route, limit: int) 
         if route.body:
             body = await _read_json(request, limit)
             _read_masks(route, body, message)
-            json_format.ParseDict(body, message)
+            json_codec.parse(body, message)
         _read_masks(route, fields, message)
-        json_format.ParseDict(fields, message)
+        json_codec.parse(fields, message)
     except json_format.ParseError as err:  # an unknown field too: a typo is no silent default
         raise ApiError(Reason.BAD_REQUEST, str(err)) from None
     return message
@@ -345,6 +345,8 @@ def _too_large(limit: int) -> ApiError:
 def _too_deep(raw: bytes) -> bool:
     """Whether brackets outside strings nest deeper than MAX_JSON_DEPTH: a cheap scan that
     spares the parser's recursion."""
+    if raw.count(b"{") + raw.count(b"[") <= MAX_JSON_DEPTH:
+        return False  # too few brackets to nest that deep: no scan (most bodies)
     depth = 0
     for bracket in BRACKETS.findall(STRINGS.sub(b"", raw)):
         depth += 1 if bracket in b"[{" else -1

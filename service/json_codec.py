@@ -29,9 +29,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from .masks import Tree
 
 Value = Callable[[Any], Any]
-Plan = list[tuple[str, str, bool, bool, Value]]
+Plan = list[tuple[str, str, bool, bool, Value | None]]
 """Per field: its name, its JSON name, whether it has presence, whether it repeats,
-and how to write one value."""
+and how to write one value (None: as it is, with no call per value)."""
 
 _INT64 = {
     FieldDescriptor.TYPE_INT64,
@@ -50,7 +50,7 @@ _AS_IS = {
     FieldDescriptor.TYPE_STRING,
 }
 
-_plans: dict[str, Plan | None] = {}
+_plans: dict[Descriptor, Plan | None] = {}
 
 
 class _Unplanned(Exception):
@@ -67,7 +67,8 @@ its reader."""
 
 def to_dict(message: Message) -> dict[str, Any]:
     """The JSON object of `message`, fields without presence printed at their defaults."""
-    plan = _plan(cast(Descriptor, message.DESCRIPTOR))
+    descriptor = cast(Descriptor, message.DESCRIPTOR)
+    plan = _plans[descriptor] if descriptor in _plans else _plan(descriptor)
     if plan is None:
         return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
     return _write(plan, message)
@@ -225,27 +226,29 @@ def _write(plan: Plan, message: Message) -> dict[str, Any]:
         if presence and not message.HasField(name):
             continue
         raw = getattr(message, name)
-        out[json_name] = [value(v) for v in raw] if repeated else value(raw)
+        if value is None:
+            out[json_name] = list(raw) if repeated else raw
+        else:
+            out[json_name] = [value(v) for v in raw] if repeated else value(raw)
     return out
 
 
 def _plan(descriptor: Descriptor) -> Plan | None:
-    name = descriptor.full_name
-    if name not in _plans:
+    if descriptor not in _plans:
         try:
-            _plans[name] = [_field(f) for f in descriptor.fields]
+            _plans[descriptor] = [_field(f) for f in descriptor.fields]
         except _Unplanned:
-            _plans[name] = None
-    return _plans[name]
+            _plans[descriptor] = None
+    return _plans[descriptor]
 
 
-def _field(field: FieldDescriptor) -> tuple[str, str, bool, bool, Value]:
-    return field.name, field.json_name, field.has_presence, field.is_repeated, _value(field)
+def _field(field: FieldDescriptor) -> tuple[str, str, bool, bool, Value | None]:
+    value = None if field.type in _AS_IS else _value(field)
+    return field.name, field.json_name, field.has_presence, field.is_repeated, value
 
 
 def _value(field: FieldDescriptor) -> Value:
-    if field.type in _AS_IS:
-        return _same
+    """How to write a value of a field whose values are not written as they are."""
     if field.type in _INT64:
         return str
     if field.type == FieldDescriptor.TYPE_ENUM:
@@ -264,7 +267,3 @@ def _value(field: FieldDescriptor) -> Value:
             raise _Unplanned
         return to_dict
     raise _Unplanned  # floating point and bytes: json_format's rules
-
-
-def _same(value: Any) -> Any:
-    return value

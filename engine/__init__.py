@@ -5,13 +5,13 @@
 >>> seat = game.to_move
 >>> game, events = game.apply(seat, game.legal_moves()[0])
 
-The public API: `new_game`, `decode` and `GameState` (`apply`, `legal_moves`,
-`to_move`, `is_over`, `view`, `standings`, `encode`; for searches `chance_outcomes`,
-`apply(..., draws=...)`, `from_view` / `determinize`, `counts`, `goal`), `from_view`
-for a view of any game, `IllegalMove` with its `Reason`, `Rng`, `seed_commitment`; and
-each game's rule functions that its moves are built from (`cards.ceiling`,
-`cards.advance`, `dice.crosses_owed`, `dice.place_crosses`, `tiles_rules.reveal_outcome`,
-...), which searches may call on plain counts.
+The public API: `new_game`, `decode` (`from_data` for data parsed already) and
+`GameState` (`apply`, `legal_moves`, `to_move`, `is_over`, `view`, `standings`, `encode`;
+for searches `chance_outcomes`, `apply(..., draws=...)`, `from_view` / `determinize`,
+`counts`, `goal`), `from_view` for a view of any game, `IllegalMove` with its `Reason`,
+`Rng`, `seed_commitment`; and each game's rule functions that its moves are built from
+(`cards.ceiling`, `cards.advance`, `dice.crosses_owed`, `dice.place_crosses`,
+`tiles_rules.reveal_outcome`, ...), which searches may call on plain counts.
 """
 
 from __future__ import annotations
@@ -54,7 +54,12 @@ def new_game(
 
 def decode(data: bytes) -> GameState:
     """The inverse of `GameState.encode`; reads the first layout too (`legacy`)."""
-    raw = json.loads(data)
+    return from_data(json.loads(data))
+
+
+def from_data(raw: Mapping[str, Any]) -> GameState:
+    """The inverse of `GameState.to_data`, for any game (the JSON `encode` writes, parsed);
+    reads the first layout too (`legacy`)."""
     if legacy.is_format_1(raw):
         raw = legacy.upgrade(raw)
     return game_class(raw["game"]).from_data(raw)

@@ -310,7 +310,11 @@ class FollowUps:
             else []
         )
         change = Change(
-            game_id, before, Snapshot(record.version, meta), engine.decode(record.state), moves
+            game_id,
+            before,
+            Snapshot(record.version, meta),
+            records.decode_state(record.state),
+            moves,
         )
         await self._hand_over(game_id, due, change, record)
 

@@ -197,7 +197,7 @@ class Games:
         bots); False if the id is taken. The `seated` seats were taken as it was made (a
         match's players): each gets its join in the log, as if it had joined, so that
         watches and histories, which replay the log, see it taken."""
-        record = Record(state.encode(), records.encode_meta(meta), 0, 0)
+        record = Record(records.encode_state(state), records.encode_meta(meta), 0, 0)
         joined = meta.joined - len(seated)  # the bots, seated by `new_meta`
         entries = [
             Entry((0, joined + i), encode_join(JoinEntry(seat, name)))
@@ -228,7 +228,7 @@ class Games:
             if player is not None and (taken := meta.seat_of(player)) is not None:
                 if request.HasField("seat") and request.seat != taken:
                     raise ApiError(Reason.ALREADY_SEATED, f"this player sits at seat {taken}")
-                state = engine.decode(record.state)
+                state = records.decode_state(record.state)
                 view = game_view(request.game_id, meta, record.version, state, taken)
                 return api.JoinGameResponse(seat=taken, view=view)  # joined again
             if meta.status != WAITING:
@@ -267,7 +267,7 @@ class Games:
             if not result.ok:
                 METRICS.conflicts.labels("join").inc()
                 continue
-            state = engine.decode(record.state)
+            state = records.decode_state(record.state)
             self.followups.written(request.game_id, due, record, after, state)
             if started:
                 self.health.census.changed(WAITING, meta)
@@ -297,7 +297,7 @@ class Games:
         seat = caller.seat(meta, required=False)
         if mask is not None and not mask.wants("view"):
             return api.GetGameResponse()
-        state = engine.decode(record.state)
+        state = records.decode_state(record.state)
         parts = None if mask is None else mask.part("view")
         view = game_view(request.game_id, meta, record.version, state, seat, parts=parts)
         answer = api.GetGameResponse(view=view)
@@ -309,7 +309,7 @@ class Games:
         record, meta, _ = await load(self.store, request.game_id)
         seat = caller.seat(meta, required=True)
         response = api.ListLegalMovesResponse(version=record.version)
-        state = engine.decode(record.state)
+        state = records.decode_state(record.state)
         mover = state.to_move if meta.status == PLAYING else None
         if mover is not None and mover == seat and not meta.played_by_bot(mover):
             for move in state.legal_moves():

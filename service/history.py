@@ -16,7 +16,7 @@ import msgspec
 from genial import engine
 from genial.v1 import game_service_pb2 as api
 
-from . import convert
+from . import convert, records
 from .credentials import Principal
 from .errors import ApiError, Reason
 from .games import load
@@ -35,7 +35,9 @@ MAX_HISTORY_PAGE = 500
 
 def snapshot_of(away: list[bool], state: engine.GameState) -> bytes:
     """What a snapshot keeps: who is away, and the game's state."""
-    return zlib.compress("".join("01"[a] for a in away).encode() + b"\n" + state.encode(), 1)
+    return zlib.compress(
+        "".join("01"[a] for a in away).encode() + b"\n" + records.encode_state(state), 1
+    )
 
 
 @dataclass(slots=True)
@@ -75,7 +77,9 @@ async def replay_at(
         replay = Replay(current.kind, 0, fresh, [False] * seats)
     else:
         away, _, state = zlib.decompress(kept).partition(b"\n")
-        replay = Replay(current.kind, start, engine.decode(state), [a == ord("1") for a in away])
+        replay = Replay(
+            current.kind, start, records.decode_state(state), [a == ord("1") for a in away]
+        )
     if version > replay.version:
         for entry in await logs.entries(game_id, (replay.version, 0), (version, 0)):
             if entry.id[0] > replay.version and is_move(entry.id):
@@ -99,7 +103,9 @@ async def moves_since(store: GameStore, game_id: str, version: int) -> list[Play
     """The moves after `version`, in order, with their events (what anything that follows
     a game reads)."""
     record, meta, _ = await load(store, game_id)
-    replay = await replay_at(store, game_id, engine.decode(record.state), meta.seats, version)
+    replay = await replay_at(
+        store, game_id, records.decode_state(record.state), meta.seats, version
+    )
     played = []
     for entry in await store.entries(game_id, (version, 0)):
         if entry.id[0] > version and is_move(entry.id):
@@ -124,7 +130,7 @@ class History:
             raise ApiError(Reason.BAD_PAGE, f"page_size is 1-{MAX_HISTORY_PAGE}")
         after = _history_token(request.page_token)
         record, meta, _ = await load(self.store, request.game_id)
-        state = engine.decode(record.state)
+        state = records.decode_state(record.state)
         response = api.GetHistoryResponse(
             kind=convert.kind_enum(meta.kind),
             seats=meta.seats,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 
-from genial import engine
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
 
@@ -79,5 +78,5 @@ class Lobby:
             open_seats=meta.seats - meta.joined,
         )
         summary.created_at.FromMilliseconds(round(created * 1000))
-        convert.to_proto(engine.decode(record.state).options, summary.options)
+        convert.to_proto(records.decode_state(record.state).options, summary.options)
         return summary

@@ -160,7 +160,7 @@ class Moves:
                 if done is not None:
                     seat = authenticate(meta)
                     return await self._replayed(game_id, meta, record, seat, done, mask)
-                known, fresh = (record, engine.decode(record.state)), True
+                known, fresh = (record, records.decode_state(record.state)), True
             record, state = known
             meta = records.decode_meta(record.meta)
             try:
@@ -181,7 +181,9 @@ class Moves:
             events = before + engine_events
             version = record.version + 1
             logged = LoggedMove(chosen.seat, chosen.cause, dict(chosen.move))
-            written = Record(new.encode(), records.encode_meta(meta), version, record.rev + 1)
+            written = Record(
+                records.encode_state(new), records.encode_meta(meta), version, record.rev + 1
+            )
             snapshot = None if version % SNAPSHOT_EVERY else snapshot_of(meta.away, new)
             due = self.followups.intent(meta)
             change = inline = None
@@ -225,7 +227,7 @@ class Moves:
                         "another move was made first",
                         {"current_version": str(current.version if current else version)},
                     )
-                known = None if current is None else (current, engine.decode(current.state))
+                known = None if current is None else (current, records.decode_state(current.state))
                 fresh = True
                 continue
             self.records.put(game_id, written, new)
@@ -272,7 +274,7 @@ class Moves:
     ) -> api.MakeMoveResponse:
         """The answer a request id got the first time: the move is never applied twice."""
         METRICS.replayed_requests.inc()
-        current = engine.decode(record.state)
+        current = records.decode_state(record.state)
         replay = await replay_at(self.store, game_id, current, meta.seats, version - 1)
         entries = await self.store.entries(game_id, (version - 1, 0), (version, 0))
         events = replay.advance(version, decode_move(meta.kind, entries[-1].data))

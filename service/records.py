@@ -11,6 +11,8 @@ from typing import Any
 
 import msgspec
 
+from genial import engine
+
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 AWAY_GRACE = 5
 """Seconds an away seat gets before the greedy bot moves for it again."""
@@ -145,3 +147,15 @@ def encode_meta(meta: GameMeta) -> bytes:
 
 def decode_meta(raw: bytes) -> GameMeta:
     return _meta.decode(raw)
+
+
+# The engine's own `encode` and `decode`, byte for byte (tested), with msgspec's JSON in
+# place of the standard library's: a fifth of the cost (~10 µs a move's write).
+
+
+def encode_state(state: engine.GameState) -> bytes:
+    return msgspec.json.encode(state.to_data())
+
+
+def decode_state(raw: bytes) -> engine.GameState:
+    return engine.from_data(msgspec.json.decode(raw))

@@ -227,7 +227,7 @@ class Watching:
             # Followed before the log is read, so that no write after the read goes unheard.
             follower = await self.store.follow(game_id)
             try:
-                current = engine.decode(record.state)
+                current = records.decode_state(record.state)
                 start = min(request.from_version, record.version)
                 walk = Walk(await replay_at(self.store, game_id, current, meta.seats, start), meta)
                 cursor, skip = (walk.replay.version, 0), (request.from_version, 0)

@@ -107,7 +107,7 @@ class MyGames:
         if record is None or meta is None or seat is None:
             await self.store.remove_my_game(player, game_id)  # a failed join, or gone
             return None
-        game = summary(game_id, meta, record.version, engine.decode(record.state), seat, now)
+        game = summary(game_id, meta, record.version, records.decode_state(record.state), seat, now)
         if meta.finished:
             await self.finish(player, game)
             return None

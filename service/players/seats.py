@@ -52,7 +52,7 @@ class Seats:
             record, meta, _ = await load(self.store, request.game_id)
             seat = caller.seat(meta, required=True)
             assert seat is not None
-            state = engine.decode(record.state)
+            state = records.decode_state(record.state)
             if meta.status == WAITING:
                 raise ApiError(Reason.GAME_NOT_STARTED, "seats are still open")
             if meta.finished:
@@ -92,7 +92,7 @@ class Seats:
             ),
         )
         if result.ok:
-            self.followups.written(game_id, due, record, after, engine.decode(record.state))
+            self.followups.written(game_id, due, record, after, records.decode_state(record.state))
         return result.ok
 
     async def rematch(self, request: api.RematchRequest, caller: Principal) -> api.RematchResponse:
@@ -112,7 +112,7 @@ class Seats:
         else:
             raise ApiError(Reason.CONTENTION, "too many writes at once; retry")
         game_id = meta.rematch
-        state = engine.decode(record.state)
+        state = records.decode_state(record.state)
         again = engine.new_game(meta.kind, meta.seats, engine.new_seed(), state.options)
         # Seats kept for the same players (bound seats only: a seat token names nobody).
         rematch = new_meta(meta.kind, list(meta.bots), meta.turn_seconds, time.time())
@@ -124,7 +124,7 @@ class Seats:
         await self.games.open(game_id, again, rematch, listed=False)
         record, rematch, _ = await load(self.store, game_id)
         seat = rematch.seat_of(caller.player) if caller.player is not None else None
-        view = game_view(game_id, rematch, record.version, engine.decode(record.state), seat)
+        view = game_view(game_id, rematch, record.version, records.decode_state(record.state), seat)
         return api.RematchResponse(game_id=game_id, view=view)
 
 

@@ -206,8 +206,8 @@ export class GenialClient {
   /** Milliseconds before retry number `retry` of a call that failed with `error`, if any. */
   private delay(error: GenialError, retry: number, idempotent: boolean): number | undefined {
     const { initialBackoffMs, maxBackoffMs, multiplier, maxRateLimitWaitMs } = this.retry;
-    if (error.code === Code.ResourceExhausted && error.reason === "RATE_LIMITED") {
-      const waitMs = Number(error.metadata.retry_after) * 1000;
+    const waitMs = error.retryAfterMs;
+    if (waitMs !== undefined) {
       const fits = retry < this.retry.attempts && waitMs >= 0 && waitMs <= maxRateLimitWaitMs;
       // A little past the window's end, spread out: clients refused together should not
       // all come back at the same instant.

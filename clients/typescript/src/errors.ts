@@ -22,6 +22,9 @@ const CODE_NAMES = [
   "UNAUTHENTICATED",
 ] as const;
 
+/** The reason of a call refused by a rate limit (with RESOURCE_EXHAUSTED and a retry_after). */
+const RATE_LIMITED = "RATE_LIMITED";
+
 /** The name of a status code, as gRPC and the REST gateway spell it: "ABORTED". */
 export function codeName(code: Code): string {
   return CODE_NAMES[code] ?? "UNKNOWN";
@@ -39,7 +42,8 @@ export function codeOf(name: string): Code {
  * `code` is the gRPC status code (`Code.Aborted`, ...), `reason` the stable reason of the
  * service's `google.rpc.ErrorInfo` (`"NOT_YOUR_TURN"`, `"STALE_VERSION"`, ...; see
  * docs/api.md), empty when the call failed before reaching the service; `metadata` the
- * ErrorInfo's metadata, such as `{ current_version: "12" }`.
+ * ErrorInfo's metadata, such as `{ current_version: "12" }`; `retryAfterMs` the wait a rate
+ * limit asked for.
  */
 export class GenialError extends Error {
   override name = "GenialError";
@@ -58,6 +62,18 @@ export class GenialError extends Error {
     this.code = code;
     this.reason = reason;
     this.metadata = metadata;
+  }
+
+  /**
+   * For a call refused by a rate limit (RESOURCE_EXHAUSTED, reason RATE_LIMITED), the
+   * milliseconds the service asked to wait; undefined for any other error, or a wait not given.
+   */
+  get retryAfterMs(): number | undefined {
+    if (this.code !== Code.ResourceExhausted || this.reason !== RATE_LIMITED) {
+      return undefined;
+    }
+    const seconds = parseFloat(this.metadata.retry_after ?? "");
+    return Number.isFinite(seconds) ? seconds * 1000 : undefined;
   }
 
   /** Any error a call threw, as a GenialError (the reason read from the status details). */

@@ -204,8 +204,7 @@ export async function* follow(
     const { initialBackoffMs, maxBackoffMs, multiplier } = policy;
     const ceiling = Math.min(maxBackoffMs, initialBackoffMs * multiplier ** (failures - 1));
     // At least the service's retry_after when it asked for one; else full jitter.
-    const asked = Number(error.metadata.retry_after ?? 0) * 1000;
-    const delayMs = Math.max(asked, Math.random() * ceiling);
+    const delayMs = Math.max(error.retryAfterMs ?? 0, Math.random() * ceiling);
     options.onReconnect?.({ error, attempt: failures, delayMs, fromVersion: version });
     await sleep(delayMs, signal);
   }

@@ -2,9 +2,11 @@
  * `runBot`: a bot that plays online, on the ladder (the match service), with a session.
  *
  * It keeps one ticket open per kind (FindMatch), hears of its games on the player's watch,
- * plays every game it sits at (up to `atOnce` at a time), choosing each move from the view
- * of the version it is made at, takes a game up again after errors, and stops once it
- * finished `games` games (when the games in progress are over) or when `signal` aborts.
+ * plays every game it sits at (up to `atOnce` at a time) on one watch of it, choosing each
+ * move from the view of the version it is made at (a move costs two calls: ListLegalMoves
+ * and MakeMove), takes a game up again after errors (after a rate limit, once the service's
+ * retry_after has passed), and stops once it finished `games` games (when the games in
+ * progress are over) or when `signal` aborts.
  * `choose(view, legalMoves)` gets the API's view and legal moves (the Python SDK's
  * `run_bot` hands the engine's shapes to the built-in bots instead).
  */
@@ -84,9 +86,13 @@ export async function runBot(
     options: options.options,
   }));
 
-  const act = async (seat: Seat): Promise<boolean> => {
+  /** Makes the seat's moves while it is its turn, each chosen from the view of the version
+   * it is made at (`known`, then each move's answer; read again when the game moved on
+   * meanwhile); whether the game is over. */
+  const act = async (seat: Seat, known: GameView | undefined): Promise<boolean> => {
+    let view = known;
     for (;;) {
-      const view = await seat.view();
+      view ??= await seat.view();
       if (view.status === GameStatus.FINISHED) {
         stats.games++;
         return true;
@@ -96,51 +102,58 @@ export async function runBot(
       }
       const legal = await seat.legalMoves();
       if (seat.version !== view.version) {
-        continue; // the game moved on between the two reads
+        view = undefined; // the game moved on since the view
+        continue;
       }
       if (legal.length === 0) {
-        return false;
+        return false; // played for the seat (resigned, or timed out)
       }
       try {
-        await seat.move(await choose(view, legal), { expectedVersion: view.version });
+        const made = await seat.move(await choose(view, legal), { expectedVersion: view.version });
         stats.moves++;
+        view = made.view;
       } catch (err) {
         if (GenialError.from(err).reason !== "STALE_VERSION") {
           throw err;
         }
+        view = undefined;
       }
     }
   };
 
-  /** Until the game changes after the version the seat last saw (or the bot stops); a
-   * watch of its own, so that its listeners go with it. */
-  const changed = async (seat: Seat): Promise<void> => {
-    const wait = new AbortController();
-    const end = () => wait.abort();
-    stop.signal.addEventListener("abort", end, { once: true });
-    try {
-      for await (const _ of seat.watch(seat.version, { signal: wait.signal })) {
-        break; // something happened: look again
-      }
-    } finally {
-      stop.signal.removeEventListener("abort", end);
-      wait.abort();
-    }
-  };
-
+  /** Plays one game to its end on one watch of it: acts on each view it brings (a move's
+   * answer brings the next view of the bot's own turn), and looks again after errors (a
+   * worker gone, a bot that failed; a rate limit for as long as it says). A move costs two
+   * calls, its legal moves and the move, which keeps a bot playing many games at once under
+   * the per-player rate limit longer. */
   const game = async (gameId: string): Promise<void> => {
     let backoff: number = RETRY_MS[0];
     while (!stop.signal.aborted) {
+      // The watch's own signal, so that its listeners go with it rather than pile up on
+      // the bot's.
+      const watch = new AbortController();
+      const end = () => watch.abort();
+      stop.signal.addEventListener("abort", end, { once: true });
       try {
         const view = await client.view(gameId, me);
         const seat = new Seat(client, gameId, view.viewer ?? 0, me, view.version);
-        while (!(await act(seat))) {
-          await changed(seat);
+        if (await act(seat, view)) {
+          return;
         }
-        return;
-      } catch {
-        await sleep(backoff, stop.signal).catch(() => undefined);
+        for await (const update of seat.watch(seat.version, { signal: watch.signal })) {
+          backoff = RETRY_MS[0];
+          // Its own moves come back on the watch after their answers did.
+          if (update.version > seat.version && (await act(seat, update.view))) {
+            return;
+          }
+        }
+      } catch (err) {
+        const asked = err instanceof GenialError ? err.retryAfterMs : undefined;
+        await sleep(Math.max(backoff, asked ?? 0), stop.signal).catch(() => undefined);
         backoff = Math.min(backoff * 2, RETRY_MS[1]);
+      } finally {
+        stop.signal.removeEventListener("abort", end);
+        watch.abort();
       }
     }
   };

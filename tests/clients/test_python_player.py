@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from genial.client import GenialClient, GenialError, PlayerSession
+from genial.client import GenialClient, GenialError, PlayerSession, RetryPolicy
 from genial.v1 import player_service_pb2 as pb
 from genial.v1 import types_pb2 as types
 from tests.service.conftest import Worker, start_worker, stop_worker
@@ -135,6 +135,33 @@ async def test_a_players_watch_reconnects_and_misses_nothing(
     view = await asyncio.wait_for(_view(target, game.game_id), 10)
     assert view.players[bob_seat.seat].resigned
     assert view.status in (types.GAME_STATUS_PLAYING, types.GAME_STATUS_FINISHED)
+
+
+async def test_a_players_watch_refused_by_a_rate_limit_connects_when_allowed() -> None:
+    """A watch the per-token limit refuses is not over: it connects again once the wait the
+    service asked has passed (and not before), and begins with the live games."""
+    worker = start_worker("", "--rate-limit-token", "5")
+    try:
+        no_waits = RetryPolicy(max_rate_limit_wait=0)  # refusals reach the caller
+        async with GenialClient.connect(worker.grpc_target, retry=no_waits) as client:
+            me = await client.sign_in_as_guest(secrets.token_urlsafe(24), "Ada")
+            refused = None
+            for _ in range(10):
+                try:
+                    await me.profile()
+                except GenialError as err:
+                    refused = err
+                    break
+            assert refused is not None, "the sixth call is over the limit"
+            asked = refused.retry_after
+            assert asked is not None
+            assert asked > 0
+            refused_at = time.monotonic()
+            first = await asyncio.wait_for(anext(aiter(me.watch())), asked + 10)
+            assert first.HasField("games")
+            assert time.monotonic() - refused_at >= asked - 0.05
+    finally:
+        stop_worker(worker)
 
 
 async def _view(target: str, game_id: str) -> types.GameView:

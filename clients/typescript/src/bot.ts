@@ -148,8 +148,7 @@ export async function runBot(
           }
         }
       } catch (err) {
-        const asked = err instanceof GenialError ? err.retryAfterMs : undefined;
-        await sleep(Math.max(backoff, asked ?? 0), stop.signal).catch(() => undefined);
+        await sleep(Math.max(backoff, askedWait(err)), stop.signal).catch(() => undefined);
         backoff = Math.min(backoff * 2, RETRY_MS[1]);
       } finally {
         stop.signal.removeEventListener("abort", end);
@@ -227,6 +226,7 @@ export async function runBot(
 
   try {
     while (!stop.signal.aborted) {
+      let pause = POLL_MS;
       try {
         if (enough()) {
           await withdraw();
@@ -236,10 +236,10 @@ export async function runBot(
         } else {
           await look();
         }
-      } catch {
-        // again at the next look
+      } catch (err) {
+        pause = Math.max(POLL_MS, askedWait(err)); // again at the next look, if allowed then
       }
-      await sleep(POLL_MS, stop.signal).catch(() => undefined);
+      await sleep(pause, stop.signal).catch(() => undefined);
     }
   } finally {
     await withdraw().catch(() => undefined);
@@ -247,4 +247,9 @@ export async function runBot(
     await Promise.allSettled([watching, ...playing.values()]);
   }
   return stats;
+}
+
+/** The milliseconds a rate limit asked the bot to wait after `err` (0 for other errors). */
+function askedWait(err: unknown): number {
+  return (err instanceof GenialError ? err.retryAfterMs : undefined) ?? 0;
 }

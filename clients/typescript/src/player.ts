@@ -240,7 +240,8 @@ export class PlayerSession implements TokenSource {
    * What happens in the player's games: first the live games, then each event, until
    * `signal` aborts. A watch cut off (a worker going away, a network change) connects again
    * by itself and resumes after the last answer, so no event is missed; every connection
-   * begins with the live games again. Keep-alives are not yielded.
+   * begins with the live games again; a watch refused by a rate limit connects again after
+   * the wait the service asks. Keep-alives are not yielded.
    */
   async *watch(
     options: { cursor?: string; signal?: AbortSignal } = {},
@@ -248,6 +249,7 @@ export class PlayerSession implements TokenSource {
     let cursor = options.cursor ?? "";
     let backoff: number = RECONNECT_MS[0];
     while (!options.signal?.aborted) {
+      let wait = backoff;
       try {
         const headers = { authorization: `Bearer ${await this.accessToken()}` };
         for await (const answer of this.api.watchPlayer(
@@ -269,11 +271,14 @@ export class PlayerSession implements TokenSource {
           await this.renew();
           continue;
         }
-        if (!RECONNECT_CODES.has(error.code)) {
+        // A rate limit ends the watch for as long as it says, not for good.
+        const asked = error.retryAfterMs;
+        if (!RECONNECT_CODES.has(error.code) && asked === undefined) {
           throw error;
         }
+        wait = Math.max(backoff, asked ?? 0);
       }
-      await sleep(backoff, options.signal);
+      await sleep(wait, options.signal);
       backoff = Math.min(backoff * 2, RECONNECT_MS[1]);
     }
   }

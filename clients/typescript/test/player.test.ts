@@ -170,3 +170,31 @@ test("the resume example carries on after a restart", async () => {
   assert.ok(second.startsWith(`resumed game ${gameId} as seat 0`), second);
   assert.ok(second.trim().endsWith("game over"), second);
 });
+
+test("a player's watch refused by a rate limit connects again once allowed", async () => {
+  const limited = await startServer(["--rate-limit-token", "5"]);
+  // Refusals reach the caller instead of being waited out by the call.
+  const { client, close } = connectGrpc(limited.grpcUrl, { retry: { maxRateLimitWaitMs: 0 } });
+  const stop = new AbortController();
+  try {
+    const me = await client.signInAsGuest(deviceId(), "Ada");
+    let refused: unknown;
+    for (let call = 0; call < 10 && refused === undefined; call++) {
+      refused = await me.profile().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    }
+    assert.ok(refused instanceof GenialError);
+    const asked = refused.retryAfterMs;
+    assert.ok(asked !== undefined && asked > 0);
+    const refusedAt = Date.now();
+    const first = await me.watch({ signal: stop.signal }).next();
+    assert.equal(first.value?.answer.case, "games");
+    assert.ok(Date.now() - refusedAt >= asked - 50, "not before the wait the service asked");
+  } finally {
+    stop.abort();
+    close();
+    limited.stop();
+  }
+});

@@ -148,6 +148,7 @@ class _Bot:
         watch = asyncio.create_task(self._watch())
         try:
             while not self.stop.is_set():
+                pause = POLL_SECONDS
                 if self._enough() or self.finish.is_set():
                     await self._withdraw()
                     if not self.playing:
@@ -155,10 +156,11 @@ class _Bot:
                 else:
                     try:
                         await self._tickets(asks)
-                    except GenialError as err:  # again at the next look
+                    except GenialError as err:  # again at the next look, not before it may
                         log.warning("tickets: %s", err)
+                        pause = max(POLL_SECONDS, err.retry_after or 0.0)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.stop.wait(), POLL_SECONDS)
+                    await asyncio.wait_for(self.stop.wait(), pause)
         finally:
             watch.cancel()
             with contextlib.suppress(GenialError):

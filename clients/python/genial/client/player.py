@@ -211,11 +211,13 @@ class PlayerSession:
         """What happens in the player's games: first the live games, then each event, for
         as long as the loop runs. A watch cut off (a worker going away, a network change)
         connects again by itself and resumes after the last answer, so no event is missed;
-        every connection begins with the live games again. Keep-alives are not yielded."""
+        every connection begins with the live games again; a watch refused by a rate limit
+        connects again after the wait the service asks. Keep-alives are not yielded."""
         backoff = RECONNECT_BACKOFF[0]
         while True:
             request = pb.WatchPlayerRequest(cursor=cursor)
             call = self._stub.WatchPlayer(request, metadata=await self._metadata())
+            wait = backoff
             try:
                 async for answer in call:
                     backoff = RECONNECT_BACKOFF[0]
@@ -227,11 +229,14 @@ class PlayerSession:
                 if error.code == grpc.StatusCode.UNAUTHENTICATED:
                     await self.renew()
                     continue
-                if error.code not in RECONNECT_CODES:
+                # A rate limit ends the watch for as long as it says, not for good.
+                asked = error.retry_after
+                if error.code not in RECONNECT_CODES and asked is None:
                     raise error from None
+                wait = max(backoff, asked or 0.0)
             finally:
                 call.cancel()
-            await asyncio.sleep(backoff)
+            await asyncio.sleep(wait)
             backoff = min(backoff * 2, RECONNECT_BACKOFF[1])
 
     async def _metadata(self) -> tuple[tuple[str, str], ...]:

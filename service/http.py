@@ -27,7 +27,14 @@ from litestar.enums import HttpMethod, ScopeType
 from litestar.exceptions import HTTPException, MethodNotAllowedException, NotFoundException
 from litestar.handlers import HTTPRouteHandler
 from litestar.response import Stream
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import (
+    ASGIApp,
+    HTTPResponseBodyEvent,
+    HTTPResponseStartEvent,
+    Receive,
+    Scope,
+    Send,
+)
 
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import player_service_pb2 as pb
@@ -38,6 +45,7 @@ from .errors import RETRY_AFTER, ApiError, Reason, error_body
 from .routes import ROUTES, VARIABLE, Route
 
 JSON = "application/json"
+JSON_BYTES = JSON.encode()
 MAX_JSON_DEPTH = 32
 """Nesting no request needs; deeper JSON is refused before it is parsed."""
 EVENT_ID = re.compile(openapi.EVENT_ID)
@@ -68,6 +76,7 @@ def create_app(
     found = invoke.endpoints("http", app.gate, app.unary, app.streams)
     for route in ROUTES:
         endpoint = found[route.method.name]
+        handle: Callable[[Request[Any, Any, Any]], Awaitable[Any]]
         if endpoint.streams:
             handle = _stream(route, endpoint, max_request_bytes, closing)
         else:
@@ -111,12 +120,45 @@ def caller(request: Request[Any, Any, Any]) -> tuple[str | None, str | None, str
 RequestDecoder = Callable[[Request[Any, Any, Any]], Awaitable[Message]]
 
 
+class JsonAnswer:
+    """An answer with a JSON body, as an ASGI application: Litestar passes it through as it
+    is (a handler's return annotation is `ASGIApp`), where it turns a `Response` into one
+    first, with a headers object and more: 5% of a REST move."""
+
+    __slots__ = ("body", "headers", "status")
+
+    def __init__(self, body: bytes, status: int = 200, headers: dict[str, str] | None = None):
+        self.body = body
+        self.status = status
+        self.headers = headers or {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raw = [(b"content-type", JSON_BYTES), (b"content-length", b"%d" % len(self.body))]
+        raw += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in self.headers.items()]
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start",
+            "status": self.status,
+            "headers": raw,
+        }
+        await send(start)
+        body: HTTPResponseBodyEvent = {
+            "type": "http.response.body",
+            "body": self.body,
+            "more_body": False,
+        }
+        await send(body)
+
+    def response(self) -> Response[bytes]:
+        """The same answer where Litestar wants a `Response` (streams, exception handlers)."""
+        return Response(self.body, status_code=self.status, media_type=JSON, headers=self.headers)
+
+
 def unary_handler(
     endpoint: invoke.Endpoint, decode: RequestDecoder
-) -> Callable[[Request[Any, Any, Any]], Awaitable[Response[bytes]]]:
+) -> Callable[[Request[Any, Any, Any]], Awaitable[ASGIApp]]:
     """A route's handler for a unary endpoint whose request `decode` reads."""
 
-    async def handle(request: Request[Any, Any, Any]) -> Response[bytes]:
+    async def handle(request: Request[Any, Any, Any]) -> ASGIApp:
         decoded: list[Message] = []
 
         async def read() -> Message:
@@ -127,7 +169,7 @@ def unary_handler(
             answer = await endpoint.unary(*caller(request), read)
         except ApiError as err:
             return _error(err)
-        return Response(encode(answer, masks.requested(decoded[0], type(answer))), media_type=JSON)
+        return JsonAnswer(encode(answer, masks.requested(decoded[0], type(answer))))
 
     return handle
 
@@ -166,7 +208,7 @@ def _stream(
             # it, so that a refusal is an HTTP error rather than a stream that ends at once.
             first = await anext(answers, None)
         except ApiError as err:
-            return _error(err)
+            return _error(err).response()
         return Stream(
             _events(first, answers, frame, closing, endpoint),
             media_type="text/event-stream",
@@ -375,10 +417,10 @@ def encode(message: Message, mask: masks.ReadMask | None = None) -> bytes:
 # ---- errors -------------------------------------------------------------------------------
 
 
-def _error(err: ApiError, headers: dict[str, str] | None = None) -> Response[bytes]:
+def _error(err: ApiError, headers: dict[str, str] | None = None) -> JsonAnswer:
     if RETRY_AFTER in err.metadata:
         headers = {**(headers or {}), "retry-after": err.metadata[RETRY_AFTER]}
-    return Response(error_body(err), status_code=err.code.http, media_type=JSON, headers=headers)
+    return JsonAnswer(error_body(err), err.code.http, headers)
 
 
 def _on_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
@@ -393,7 +435,7 @@ def _on_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[b
         headers = exc.headers
     elif isinstance(exc, HTTPException) and exc.status_code < 500:
         refused = ApiError(Reason.BAD_REQUEST, exc.detail)
-    return _error(invoke.refused("http", refused), headers)
+    return _error(invoke.refused("http", refused), headers).response()
 
 
 def _one_segment_per_variable(app: ASGIApp) -> ASGIApp:

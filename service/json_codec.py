@@ -60,7 +60,7 @@ class _Unplanned(Exception):
 Reader = Callable[[Message, str, Any], None]
 """Sets a field (by name) of a message from its JSON value; raises _Unplanned for a value
 that is not the plain case."""
-_readers: dict[str, dict[str, tuple[str, str | None, Reader]]] = {}
+_readers: dict[Descriptor, dict[str, tuple[str, str | None, Reader]]] = {}
 """Per message type, by JSON name and by field name: the field's name, its oneof's, and
 its reader."""
 
@@ -98,9 +98,10 @@ def parse(value: dict[str, Any], message: Message) -> None:
     except _Unplanned:
         json_format.ParseDict(value, message)
     else:
-        # Merged, not read in place: json_format starts over on the message as it was. The
-        # merge leaves set fields at their defaults unset; the gateway's messages never
-        # need a default to overwrite what the body set before the path.
+        # Read aside, then merged: when the plan hands over halfway, json_format starts on
+        # the message as it was. A merge does not copy a field set to its default, which
+        # the gateway never needs: only the path's values are read after the body, and a
+        # path's values are never empty.
         message.MergeFrom(scratch)
 
 
@@ -121,15 +122,14 @@ def _read(value: dict[str, Any], message: Message) -> None:
 
 
 def _reader_plan(descriptor: Descriptor) -> dict[str, tuple[str, str | None, Reader]]:
-    name = descriptor.full_name
-    if name not in _readers:
+    if descriptor not in _readers:
         fields: dict[str, tuple[str, str | None, Reader]] = {}
         for field in descriptor.fields:
             oneof = field.containing_oneof
             entry = (field.name, oneof.name if oneof is not None else None, _reader(field))
             fields[field.name] = fields[field.json_name] = entry
-        _readers[name] = fields
-    return _readers[name]
+        _readers[descriptor] = fields
+    return _readers[descriptor]
 
 
 def _reader(field: FieldDescriptor) -> Reader:

@@ -10,6 +10,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -60,6 +61,17 @@ def api(worker: Worker, path: str, token: str | None = None) -> dict[str, Any]:
     reply = httpx.get(url(worker, path), headers=headers, timeout=10)
     reply.raise_for_status()
     return reply.json()  # type: ignore[no-any-return]
+
+
+def history_of(worker: Worker, game_id: str) -> dict[str, Any]:
+    """A game's whole history, every page of it (a page holds 100 moves by default)."""
+    whole = api(worker, f"/v1/games/{game_id}/history")
+    token = whole.pop("nextPageToken", "")
+    while token:
+        page = api(worker, f"/v1/games/{game_id}/history?page_token={quote(token)}")
+        whole["entries"] += page["entries"]
+        token = page.get("nextPageToken", "")
+    return whole
 
 
 def screenshot(page: Page, name: str) -> None:

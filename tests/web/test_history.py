@@ -7,7 +7,7 @@ import json
 from playwright.sync_api import Page, Route, expect
 
 from tests.service.conftest import Worker
-from tests.web.conftest import api, screenshot, url
+from tests.web.conftest import history_of, screenshot, url
 from tests.web.ui import create_game, held, play_to_the_end, serious_violations, with_axe
 
 
@@ -20,7 +20,7 @@ def test_the_history_verifies_the_seed_and_shows_a_tampered_one(
     play_to_the_end(page, "dice")
     assert serious_violations(page) == [], "standings"
     seat = held(page)
-    history = api(web_worker, f"/v1/games/{seat.game_id}/history")
+    history = history_of(web_worker, seat.game_id)
     page.get_by_role("link", name="Step through the game").click()
 
     verdict = page.locator(".verdict")

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.service.conftest import Worker
-from tests.web.conftest import api, screenshot, url
+from tests.web.conftest import api, history_of, screenshot, url
 from tests.web.ui import (
     create_game,
     expected_log,
@@ -43,7 +43,7 @@ def test_a_whole_game_against_a_bot_ends_with_the_services_standings(
     final = api(web_worker, f"/v1/games/{seat.game_id}", seat.token)["view"]
     assert final["status"] == "GAME_STATUS_FINISHED"
     assert sorted(shown_standings(page), key=lambda s: s["seat"]) == final["standings"]
-    history = api(web_worker, f"/v1/games/{seat.game_id}/history")
+    history = history_of(web_worker, seat.game_id)
     joins = ["0.0.playerJoined", "0.1.gameStarted"]
     assert log_keys(page) == expected_log(history, joins)
 
@@ -62,7 +62,7 @@ def test_the_page_follows_with_xhr_where_fetch_cannot_stream(
     assert requests, "the page watched the game"
     assert set(requests) == {"xhr"}
     seat = held(page)
-    history = api(web_worker, f"/v1/games/{seat.game_id}/history")
+    history = history_of(web_worker, seat.game_id)
     assert log_keys(page) == expected_log(history, ["0.0.playerJoined", "0.1.gameStarted"])
 
 

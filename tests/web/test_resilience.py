@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.service.conftest import Worker, start_worker, stop_worker
-from tests.web.conftest import api, url
+from tests.web.conftest import history_of, url
 from tests.web.ui import (
     create_game,
     expected_log,
@@ -35,10 +35,10 @@ def test_a_reload_in_the_middle_of_a_game_keeps_the_seat_and_the_log(
     page.reload()
     next_thing_to_do(page)  # the seat is still the page's: it offers the next move
     assert held(page) == seat
-    history = api(web_worker, f"/v1/games/{seat.game_id}/history")
+    history = history_of(web_worker, seat.game_id)
     assert log_keys(page) == expected_log(history, JOINS)
     play_to_the_end(page, "dice")
-    history = api(web_worker, f"/v1/games/{seat.game_id}/history")
+    history = history_of(web_worker, seat.game_id)
     assert log_keys(page) == expected_log(history, JOINS)
 
 
@@ -72,5 +72,5 @@ def test_a_server_restart_in_the_middle_of_a_game_is_followed_through(
 
     assert log_keys(page) == before, "nothing missed or doubled while the server was away"
     play_to_the_end(page, "tiles")
-    history = api(restarted, f"/v1/games/{seat.game_id}/history")
+    history = history_of(restarted, seat.game_id)
     assert log_keys(page) == expected_log(history, JOINS)

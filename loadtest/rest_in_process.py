@@ -18,7 +18,6 @@ import json
 import pstats
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import uvloop
@@ -29,17 +28,10 @@ from genial.service.http import create_app
 from genial.service.settings import Settings
 from genial.service.store import MemoryStore
 
+from .slots import Game
+
 GAMES = 20
 WARMUP = 2000
-
-
-@dataclass
-class Game:
-    game_id: str
-    tokens: list[str]
-    to_move: int
-    version: int = 0
-    rolled: bool = False
 
 
 async def call(
@@ -104,9 +96,9 @@ async def moves(app: ASGIApp, games: list[Game], count: int) -> None:
         if status != 200:
             raise RuntimeError(f"MakeMove: {status} {answer}")
         view = answer["view"]
-        game.version, game.rolled = int(answer["version"]), not game.rolled
-        game.to_move = view.get("toMove", game.to_move)
-        if view["status"] == "GAME_STATUS_FINISHED":
+        finished = view["status"] == "GAME_STATUS_FINISHED"
+        game.advance(int(answer["version"]), view.get("toMove"), finished)
+        if finished:
             games[i % len(games)] = await new_game(app)
 
 

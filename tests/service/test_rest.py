@@ -104,7 +104,8 @@ def test_a_body_over_the_limit_is_refused_unread(http: httpx.Client) -> None:
         ("page_size=2&page_size=3", "BAD_REQUEST"),
         ("page_size=two", "BAD_REQUEST"),
         ("kind=GAME_KIND_CHESS", "BAD_REQUEST"),
-        ("pageSize=2", "BAD_REQUEST"),  # query parameters have the proto's names
+        ("page_size=2&pageSize=3", "BAD_REQUEST"),  # one field by both of its names
+        ("pageSize=1000", "BAD_PAGE"),
         ("page_size=1000", "BAD_PAGE"),  # the service's own limit
     ],
 )
@@ -113,11 +114,16 @@ def test_bad_query_parameters_are_a_400(http: httpx.Client, query: str, reason: 
 
 
 def test_query_parameters_fill_the_request(http: httpx.Client) -> None:
-    http.post("/v1/games", json={"kind": "GAME_KIND_TILES", "seats": 2})
+    for _ in range(2):
+        http.post("/v1/games", json={"kind": "GAME_KIND_TILES", "seats": 2})
     page = http.get("/v1/games", params={"kind": "GAME_KIND_TILES", "page_size": 1}).json()
     assert len(page["games"]) == 1
     assert page["games"][0]["kind"] == "GAME_KIND_TILES"
     assert page["nextPageToken"]
+    # The JSON names do as well as the proto's, as they do in bodies.
+    following = http.get("/v1/games", params={"pageToken": page["nextPageToken"], "pageSize": 1})
+    assert following.status_code == 200
+    assert following.json()["games"][0]["gameId"] != page["games"][0]["gameId"]
 
 
 def test_a_path_variable_is_one_segment_whatever_it_holds(http: httpx.Client) -> None:

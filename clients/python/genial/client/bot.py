@@ -11,9 +11,10 @@
                         kinds=("dice", "tiles"), rated=True))
 
 `choose(view, legal_moves)` gets what a built-in bot's `choose` gets: the seat's view and
-its legal moves in the engine's shape (dicts), converted from the API's messages by
-`genial.service.convert.engine_view` and `engine_move` (public, and tested against the
-service's own views); it returns one of the moves. So an arena bot goes online unchanged.
+its legal moves in the engine's shape (dicts); the view converted from the API's message by
+`genial.service.convert.engine_view` (public, and tested against the service's own views),
+the moves the engine's for that view (`legal_moves`); it returns one of the moves. So an
+arena bot goes online unchanged.
 This module needs the `genial` distribution (the converter, and the engine your bot likely
 uses); the rest of the SDK needs only `genial-client`.
 

@@ -3,12 +3,17 @@
 Each strength named plays as a player of its own (a guest, over the SDK's `run_bot`),
 rated, at tables of two, until the bots together finished `--games-per-bot` games per bot
 and kind; then the ratings of the ladder's players are printed per kind, best first, each
-with its uncertainty. The matchmaker seats players of close ratings together, so a bot far
-below the others (random) waits longer for each game and plays fewer; its uncertainty
-says so:
+with its uncertainty, and whether each strength and the next named (`--bots`, strongest
+first) are apart: mu further apart than their two sigmas together. The matchmaker seats
+players of close ratings together, so a bot far below the others (random) waits longer for
+each game and plays fewer; its uncertainty says so:
 
     dice
-      1. strong bot   mu 31.20 ± 1.10  shown 27.90  (40 games)
+      1. strong bot   mu  35.93 ± 3.19  shown  26.34  (54 games)
+      2. greedy bot   mu  29.32 ± 3.15  shown  19.87  (62 games)
+      3. random bot   mu   8.54 ± 6.05  shown  -9.60  (16 games)
+      strong - greedy: mu +6.61, uncertainty 6.34 (sigma + sigma): apart
+      greedy - random: mu +20.78, uncertainty 9.20 (sigma + sigma): apart
 
 Players are new for each run unless `--id` names a run to continue (the same device ids).
 """
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import secrets
 import time
 from collections.abc import Mapping, Sequence
@@ -74,7 +80,31 @@ def main(args: argparse.Namespace) -> int:
                 f"  {place}. {strength + ' bot':12} mu {rating.mu:6.2f} ± {rating.sigma:4.2f}"
                 f"  shown {rating.displayed:6.2f}  ({rating.games} games)"
             )
+        for line in verdicts(strengths, ratings[kind]):
+            print(f"  {line}")
     return 0
+
+
+def verdicts(strengths: Sequence[str], ratings: Mapping[str, mm.Rating]) -> list[str]:
+    """For each strength and the next in `strengths` (the order expected, strongest first):
+    whether the ladder tells them apart, their mu further apart than the sum of their
+    uncertainties (sigma), so that a reader need not work it out."""
+    lines = []
+    for upper, lower in itertools.pairwise(strengths):
+        if upper not in ratings or lower not in ratings:
+            continue  # one of them finished no rated game of this kind
+        gap = ratings[upper].mu - ratings[lower].mu
+        margin = ratings[upper].sigma + ratings[lower].sigma
+        if gap > margin:
+            verdict = "apart"
+        elif gap > 0:
+            verdict = "in order, not apart yet"
+        else:
+            verdict = "out of order"
+        lines.append(
+            f"{upper} - {lower}: mu {gap:+.2f}, uncertainty {margin:.2f} (sigma + sigma): {verdict}"
+        )
+    return lines
 
 
 async def _ladder(

@@ -334,11 +334,8 @@ def _frame(event: str, data: bytes, event_id: str | None = None) -> bytes:
 async def _decode(request: Request[Any, Any, Any], *, route: Route, limit: int) -> Message:
     """The request message from the path, the query string and the body."""
     fields: dict[str, str] = {}
-    # A parameter by its proto name or its JSON name, as in bodies (Google's HTTP
-    # transcoding takes both): clients often build URLs from the JSON names.
-    allowed = {key: f.name for f in route.query_fields for key in (f.name, f.json_name)}
     for key, values in request.query_params.dict().items():
-        name = allowed.get(key)
+        name = route.query_names.get(key)
         if name is None:
             raise ApiError(Reason.BAD_REQUEST, f"no parameter {key!r}")
         if len(values) > 1 or name in fields:

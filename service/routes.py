@@ -43,6 +43,10 @@ class Route:
     path_fields: tuple[FieldDescriptor, ...]
     query_fields: tuple[FieldDescriptor, ...]
     """Without a body, every field not in the path comes from the query string."""
+    query_names: dict[str, str]
+    """A query parameter's field name by the parameter's name: the proto's or the JSON's,
+    as in bodies (Google's HTTP transcoding takes both; clients often build URLs from the
+    JSON names)."""
     body: bool
     """With a body (`body: "*"`), every field not in the path comes from it, as JSON."""
     mask_fields: tuple[FieldDescriptor, ...]
@@ -88,6 +92,7 @@ def route_of(method: MethodDescriptor) -> Route:
         template,
         tuple(path_fields),
         tuple(query_fields),
+        {key: f.name for f in query_fields for key in (f.name, f.json_name)},
         bool(rule.body),
         masks,
     )

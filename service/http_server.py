@@ -154,5 +154,14 @@ def start_http(
         ssl_context_factory=None if tls is None else lambda _config, _default: tls,
     )
     sock = config.bind_socket()  # bound here, so that port 0 tells its port at once
+    # Listening here too, where a failure stops the worker: uvloop's create_server swallows
+    # a failed listen, and one fails when another process bound the port in the same moment
+    # (uvicorn binds with SO_REUSEADDR) and listened first. The worker would then run
+    # without this port while its log says it serves it.
+    try:
+        sock.listen(config.backlog)
+    except OSError as err:
+        sock.close()
+        raise SystemExit(f"cannot listen on {host}:{port}: {err}") from None
     server = HttpServer(config)
     return server, asyncio.create_task(server.serve([sock])), sock.getsockname()[1]

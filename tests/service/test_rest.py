@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 
 from genial.service import openapi
 from genial.service.admin import create_admin_app
@@ -228,6 +230,33 @@ async def test_a_draining_worker_is_not_ready_but_alive() -> None:
     finally:
         server.should_exit = True
         await task
+
+
+async def test_a_port_lost_in_a_race_stops_the_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two workers started in the same moment with the same port both bind it (uvicorn binds
+    # with SO_REUSEADDR) and the first to listen wins; the other used to run on without it,
+    # its log saying it served the port. Here the other process listens just after the bind.
+    rival = socket.socket()
+    rival.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    rival.bind(("127.0.0.1", 0))
+    port = rival.getsockname()[1]
+    bind = uvicorn.Config.bind_socket
+
+    def bind_then_lose(config: uvicorn.Config) -> socket.socket:
+        sock = bind(config)
+        rival.listen()
+        return sock
+
+    monkeypatch.setattr(uvicorn.Config, "bind_socket", bind_then_lose)
+    settings = Settings()
+    admin = create_admin_app(
+        StoreHealth(MemoryStore(), settings, Census(settings)), asyncio.Event()
+    )
+    try:
+        with pytest.raises(SystemExit, match=f"cannot listen on 127.0.0.1:{port}"):
+            start_http(admin, settings, "127.0.0.1", port)
+    finally:
+        rival.close()
 
 
 def test_the_committed_openapi_document_is_current(tmp_path: Path) -> None:

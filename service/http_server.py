@@ -47,12 +47,20 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._arm_read_timer()  # a connection that never sends a request goes too
 
     def data_received(self, data: bytes) -> None:
-        if self._in_head:
-            self._head_bytes += len(data)
-            if self._head_bytes > self.max_header_bytes:
+        # Only a head counts towards its bound: a segment may carry a body or further
+        # requests behind it, which the parser is given once the head in front has ended.
+        while self._in_head and data:
+            room = self.max_header_bytes - self._head_bytes
+            if room <= 0:
                 self._refuse(431)  # before the parser holds it
                 return
-        super().data_received(data)
+            part, data = (data, b"") if len(data) <= room else (data[:room], data[room:])
+            self._head_bytes += len(part)
+            super().data_received(part)
+            if self.transport.is_closing():
+                return
+        if data:
+            super().data_received(data)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()

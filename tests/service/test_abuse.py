@@ -164,6 +164,42 @@ def test_half_sent_requests_are_closed(limited: Worker) -> None:
     assert time.monotonic() - start < 4  # request_read_seconds is 1 here
 
 
+def answers(sock: socket.socket, count: int) -> list[int]:
+    """The statuses of the first `count` answers on a connection (fewer if it closes)."""
+    sock.settimeout(10)
+    data = b""
+    while data.count(b"HTTP/1.1 ") < count and (chunk := sock.recv(65536)):
+        data += chunk
+    return [int(part[:3]) for part in data.split(b"HTTP/1.1 ")[1:]]
+
+
+@pytest.fixture
+def large_bodies(tmp_path: Path) -> Iterator[Worker]:
+    """Request bodies up to 64 KiB, larger than a head may be."""
+    yield from worker_with_redis(tmp_path, "--max-request-bytes", "65536")
+
+
+def test_a_head_is_bounded_and_not_what_comes_behind_it(large_bodies: Worker) -> None:
+    """A client writes a head and what follows it at once: a body (here one larger than the
+    head's bound, which this worker allows), or many requests pipelined. Only the head
+    counts towards the bound (431 is for heads)."""
+    worker = large_bodies
+    body = b'{"kind": "GAME_KIND_DICE", "seats": 2}' + b" " * 30_000
+    head = b"POST /v1/games HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n\r\n" % len(body)
+    with socket.create_connection(("127.0.0.1", worker.http_port)) as sock:
+        sock.sendall(head + body)
+        assert answers(sock, 1) == [200]
+    with socket.create_connection(("127.0.0.1", worker.http_port)) as sock:
+        sock.sendall(b"GET /v1/games HTTP/1.1\r\nhost: x\r\n\r\n" * 500)  # 17.5 KB
+        statuses = answers(sock, 500)
+        assert len(statuses) == 500
+        assert 431 not in statuses, statuses
+    with socket.create_connection(("127.0.0.1", worker.http_port)) as sock:
+        junk = b"x-junk: " + b"z" * 20_000 + b"\r\n"
+        sock.sendall(head.replace(b"host: x\r\n", b"host: x\r\n" + junk) + body)
+        assert answers(sock, 1) == [431]
+
+
 # ---- edges of the input -----------------------------------------------------------------------
 
 

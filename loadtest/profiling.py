@@ -7,7 +7,7 @@ owns the innermost frame a rule recognises, read from the leaf outwards:
 
 - engine: `genial.engine` (decode, apply, encode, view), with the JSON and hashing it calls;
 - Redis client: the move path's connection (`service/store/redis_link.py`), the store's
-  record packing (`pack_record`, `unpack_record`: zlib), redis-py and hiredis, and asyncio
+  record codec (`service/store/record_codec.py`: zstd or zlib), redis-py and hiredis, and asyncio
   streams (only redis-py uses them here), with the socket calls beneath them;
 - serialisation: protobuf (upb and json_format), `service/convert.py`,
   `service/json_codec.py`, building the view (`service/views.py`), the stored records
@@ -119,7 +119,7 @@ async def record(pid: int, delay: float, seconds: float, out: Path) -> None:
 
 
 def _service_part(module: str, func: str, under_codec: bool) -> str:
-    if module == "redis_link" or func in ("pack_record", "unpack_record"):
+    if module in ("redis_link", "record_codec"):
         return "Redis client"
     if module in SERIALISING_MODULES or func in SERIALISING.get(module, ()):
         return "serialisation"

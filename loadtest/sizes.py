@@ -10,7 +10,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from genial.service.store.redis import unpack_record
+from genial.service.store.record_codec import unpack
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2
 
@@ -73,7 +73,7 @@ async def stored_size(
         if size > stored.record_bytes:
             value = await redis_client.get(game_key)
             assert isinstance(value, bytes), value  # the client does not decode answers
-            record = unpack_record(value)
+            record = unpack(value)
             stored.record_bytes, stored.value_bytes = size, len(value)
             stored.state_bytes, stored.meta_bytes = len(record.state), len(record.meta)
     entries = int(await redis_client.xlen(log_key))

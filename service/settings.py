@@ -83,6 +83,13 @@ class Settings:
             "(a failover may then lose the last moves acknowledged)"
         ),
     )
+    record_codec: str = field(
+        default="zstd",
+        metadata=_doc(
+            "how game records are written in Redis: zstd, or zlib while workers of releases "
+            "before 2026-12-05 still run (they read zlib only; every worker reads both)"
+        ),
+    )
     redis_wait_timeout_ms: int = field(
         default=500,
         metadata=_doc(

@@ -53,8 +53,15 @@ def open_store(settings: Settings) -> GameStore:
         return MemoryStore()
     if scheme not in REDIS_SCHEMES and not settings.redis_sentinels:
         raise ValueError(f"no store for {scheme!r} URLs; one of memory, redis, rediss, unix")
+    from .record_codec import CODECS  # noqa: PLC0415
     from .redis import RedisStore  # noqa: PLC0415  (redis loads only when used)
     from .redis_commands import Sentinels  # noqa: PLC0415
+
+    codec = next((c for c in CODECS if c == settings.record_codec), None)
+    if codec is None:
+        raise ValueError(
+            f"record_codec is one of {', '.join(CODECS)}, not {settings.record_codec!r}"
+        )
 
     sentinels = None
     if settings.redis_sentinels:
@@ -75,6 +82,7 @@ def open_store(settings: Settings) -> GameStore:
             if settings.redis_wait_replicas
             else None
         ),
+        codec=codec,
     )
 
 

@@ -1,16 +1,15 @@
 """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
 A game is four keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
-the record, one string "<rev> <version> <meta length>\n" + zlib(meta + state), so that a
-live game takes under 1 KiB with Redis's own overhead (a hash of four fields took
-1.1-1.7 KiB); its log, a stream; the request ids of its last moves, a hash of request id
--> version; and its snapshots, a hash of version -> snapshot. The scripts are in
-`scripts/`.
+the record, one string "<rev> <version> <meta length> <codec>\n" + the metadata and state
+compressed (`record_codec`), so that a live game takes well under 1 KiB with Redis's own
+overhead (a hash of four fields took 1.1-1.7 KiB); its log, a stream; the request ids of
+its last moves, a hash of request id -> version; and its snapshots, a hash of version ->
+snapshot. The scripts are in `scripts/`.
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit, urlunsplit
@@ -22,6 +21,7 @@ from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 
 from .base import Entry, EntryId, Follower, InlineFollowUp, Record, Write, WriteResult
+from .record_codec import RecordCodec, pack, unpack
 from .redis_changes import SUBSCRIBER_OPTIONS, RedisLogChanges
 from .redis_commands import (
     ClientCommands,
@@ -45,12 +45,6 @@ from .redis_players import (
     wake_channel,
 )
 from .redis_shared import RedisShared
-
-# A game is three keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
-# the record, one string "<rev> <version> <meta length>\n" + zlib(meta + state), so
-# that a live game takes under 1 KiB with Redis's own overhead (a hash of four fields
-# took 1.1-1.7 KiB); its log, a stream; and the request ids it has applied, a hash of
-# request id -> version that lives as long as the game.
 
 
 def _keys(game_id: str) -> tuple[str, str, str, str]:
@@ -114,19 +108,6 @@ def _entry_id(raw: bytes) -> EntryId:
     return int(version), int(seq)
 
 
-def pack_record(record: Record) -> bytes:
-    head = b"%d %d %d\n" % (record.rev, record.version, len(record.meta))
-    # Level 1: the state's JSON halves at a few microseconds a write.
-    return head + zlib.compress(record.meta + record.state, 1)
-
-
-def unpack_record(raw: bytes) -> Record:
-    head, _, body = raw.partition(b"\n")
-    rev, version, meta_length = (int(n) for n in head.split())
-    data = zlib.decompress(body)
-    return Record(data[meta_length:], data[:meta_length], version, rev)
-
-
 class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
     """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
@@ -144,8 +125,11 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         commands: RedisLink | ClientCommands,
         changes: RedisLogChanges,
         wait: Wait | None = None,
+        codec: RecordCodec = "zstd",
     ) -> None:
         self._redis = client
+        self._codec: RecordCodec = codec
+        """How this worker writes records (it reads every codec)."""
         self._link = commands
         """The move path's connection itself, under the wrappers of `_commands`."""
         self._commands: Commands = TimedCommands(commands)
@@ -189,18 +173,20 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         sentinels: Sentinels | None = None,
         wait: Wait | None = None,
         pool_size: int = 32,
+        codec: RecordCodec = "zstd",
     ) -> RedisStore:
         """The store at `url`; `password` wins over the URL's. With `sentinels`, the master
         they name (the URL, which may be empty, gives only the scheme, user and database).
         `wait`: a move is acknowledged once that many replicas confirm it (not on Cluster).
         `pool_size`: redis-py's connections at most (a node each on Cluster), so that no
         burst of lobby calls takes a worker past a fixed number of Redis clients; a call
-        past it waits up to `timeout` for one to come free.
+        past it waits up to `timeout` for one to come free. `codec`: how records are
+        written (`record_codec`).
         """
         if wait is not None and cluster:
             raise ValueError("waiting for replicas is not supported on Redis Cluster")
         if sentinels is not None:
-            return cls._through_sentinels(url, sentinels, timeout, password, wait, pool_size)
+            return cls._through_sentinels(url, sentinels, timeout, password, wait, pool_size, codec)
         if password:
             url = with_password(url, password)
         if cluster:
@@ -221,6 +207,7 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
                 cluster_client,
                 ClientCommands(cluster_client),
                 RedisLogChanges.from_url(url, timeout),
+                codec=codec,
             )
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
@@ -238,6 +225,7 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
             RedisLink.from_url(url, timeout) if lean else ClientCommands(client),
             RedisLogChanges.from_url(url, timeout),
             wait,
+            codec,
         )
 
     @property
@@ -259,6 +247,7 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         password: str | None,
         wait: Wait | None,
         pool_size: int,
+        codec: RecordCodec,
     ) -> RedisStore:
         parts = urlsplit(url or "redis://")
         if parts.scheme not in RedisLink.SCHEMES or set(parse_qs(parts.query)) - {"db"}:
@@ -301,7 +290,7 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
             timeout=timeout,
             resolve=master,
         )
-        return cls(client, link, RedisLogChanges(subscriber), wait)
+        return cls(client, link, RedisLogChanges(subscriber), wait, codec)
 
     @property
     def generation(self) -> int:
@@ -318,7 +307,9 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         for entry in entries:
             logged += [_stream_id(entry.id), entry.data]
         created = await self._create(
-            self._commands, [game_key, log_key], [pack_record(record), int(ttl * 1000), *logged]
+            self._commands,
+            [game_key, log_key],
+            [pack(record, self._codec), int(ttl * 1000), *logged],
         )
         return bool(created)
 
@@ -337,14 +328,14 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
                     raise reply
         if raw is None:
             return None, None
-        return unpack_record(raw), int(done) if done is not None else None
+        return unpack(raw), int(done) if done is not None else None
 
     async def write(self, game_id: str, write: Write) -> WriteResult:
         rev = write.expected_rev + 1
         keys: Sequence[str] = _keys(game_id)
         args: Sequence[str | bytes | int] = [
             write.expected_rev,
-            pack_record(Record(write.state, write.meta, write.version, rev)),
+            pack(Record(write.state, write.meta, write.version, rev), self._codec),
             _stream_id(write.entry_id) if write.entry_id is not None else "",
             write.entry,
             write.request_id or "",
@@ -368,7 +359,7 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
         if status == 2:
             return WriteResult(False, -1, duplicate_version=int(reply[1]))
         if status == 3:
-            current = unpack_record(reply[1])
+            current = unpack(reply[1])
             return WriteResult(False, current.rev, current=current)
         if status == 4:
             return WriteResult(False, -1, mark_moved=True)

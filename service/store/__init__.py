@@ -32,6 +32,7 @@ from .base import (
 from .matches import Matchmaking, NewMatch, Ratings, TicketState
 from .memory import MemoryStore
 from .outbox import Notification, Outbox, Taken
+from .record_codec import CODECS
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -47,21 +48,19 @@ def open_store(settings: Settings) -> GameStore:
     `redis://`, `rediss://` (TLS) or `unix://` (a socket); Redis Cluster with the
     `redis_cluster` setting; the master Sentinels name with `redis_sentinels` (the URL may
     be empty then)."""
+    codec = next((c for c in CODECS if c == settings.record_codec), None)
+    if codec is None:  # refused with any store: a typo is no silent default
+        raise ValueError(
+            f"record_codec is one of {', '.join(CODECS)}, not {settings.record_codec!r}"
+        )
     scheme = settings.redis_url.partition("://")[0] if "://" in settings.redis_url else ""
     if scheme in MEMORY_SCHEMES and not settings.redis_sentinels:
         log.warning("using the in-process store: games live in this process only (one worker)")
         return MemoryStore()
     if scheme not in REDIS_SCHEMES and not settings.redis_sentinels:
         raise ValueError(f"no store for {scheme!r} URLs; one of memory, redis, rediss, unix")
-    from .record_codec import CODECS  # noqa: PLC0415
     from .redis import RedisStore  # noqa: PLC0415  (redis loads only when used)
     from .redis_commands import Sentinels  # noqa: PLC0415
-
-    codec = next((c for c in CODECS if c == settings.record_codec), None)
-    if codec is None:
-        raise ValueError(
-            f"record_codec is one of {', '.join(CODECS)}, not {settings.record_codec!r}"
-        )
 
     sentinels = None
     if settings.redis_sentinels:

@@ -335,6 +335,8 @@ def test_an_unknown_codec_is_refused() -> None:
         record_codec.unpack(b"1 1 1 zd9\nxyz")
     with pytest.raises(ValueError, match="record_codec is one of zstd, zlib"):
         open_store(Settings(redis_url="redis://127.0.0.1:1/0", record_codec="lz4"))
+    with pytest.raises(ValueError, match="record_codec is one of zstd, zlib"):
+        open_store(Settings(record_codec="zstd "))
 
 
 async def test_a_unix_socket_redis_url(tmp_path: Path) -> None:

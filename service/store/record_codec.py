@@ -46,13 +46,11 @@ _decompress = zstandard.ZstdDecompressor(dict_data=_DICTIONARY).decompress
 
 
 def pack(record: Record, codec: RecordCodec) -> bytes:
+    head = b"%d %d %d" % (record.rev, record.version, len(record.meta))
     data = record.meta + record.state
     if codec == "zlib":
-        return b"%d %d %d\n" % (record.rev, record.version, len(record.meta)) + zlib.compress(
-            data, 1
-        )
-    head = b"%d %d %d %s\n" % (record.rev, record.version, len(record.meta), ZSTD_V1)
-    return head + _compress(data)
+        return head + b"\n" + zlib.compress(data, 1)
+    return head + b" " + ZSTD_V1 + b"\n" + _compress(data)
 
 
 def unpack(raw: bytes) -> Record:

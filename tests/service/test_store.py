@@ -206,17 +206,20 @@ async def test_ping(store: GameStore) -> None:
 
 
 async def test_the_schedule_leases_due_games_once(store: GameStore) -> None:
+    # Times far in the future: the workers other tests run on the same Redis lease every
+    # game due by their clock (turns.py), and would take one due at a time in the past.
+    t = 1e11
     game = gid()
-    await store.schedule(game, 100.0)
-    assert (game, 100.0) in await store.due(100.5, 1000)
-    assert game not in [g for g, _ in await store.due(99.0, 1000)]
-    assert await store.lease(game, 100.0, 110.0)
-    assert not await store.lease(game, 100.0, 120.0)  # another worker was first
-    assert game not in [g for g, _ in await store.due(105.0, 1000)]
-    assert (game, 110.0) in await store.due(110.0, 1000)  # the lease ran out
-    await store.schedule(game, 200.0)  # a newer move scheduled it again
-    assert not await store.unschedule(game, 110.0)
-    assert await store.unschedule(game, 200.0)
+    await store.schedule(game, t + 100.0)
+    assert (game, t + 100.0) in await store.due(t + 100.5, 1000)
+    assert game not in [g for g, _ in await store.due(t + 99.0, 1000)]
+    assert await store.lease(game, t + 100.0, t + 110.0)
+    assert not await store.lease(game, t + 100.0, t + 120.0)  # another worker was first
+    assert game not in [g for g, _ in await store.due(t + 105.0, 1000)]
+    assert (game, t + 110.0) in await store.due(t + 110.0, 1000)  # the lease ran out
+    await store.schedule(game, t + 200.0)  # a newer move scheduled it again
+    assert not await store.unschedule(game, t + 110.0)
+    assert await store.unschedule(game, t + 200.0)
     assert game not in [g for g, _ in await store.due(1e12, 1000)]
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from genial.service.server import settle_heap
+
 from . import cluster, httpclient, profiling
 from .cluster import Cluster
 from .latency import Percentiles
@@ -267,6 +269,9 @@ async def session_on(
         clients = Clients(deployment, options.concurrency)
         try:
             await check_bench_endpoints(deployment)
+            # The generator's own full collections would stop every call it times, as the
+            # workers' did (`settle_heap`): its start-up objects go out of sight too.
+            settle_heap()
             probe = Probe(deployment, redis_client)
             yield Session(deployment, clients, probe, options, "redis" if redis else "memory")
         finally:

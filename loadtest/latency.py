@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-
-from prometheus_client.parser import text_string_to_metric_families
 
 Buckets = dict[tuple[str, str], dict[float, float]]
 """(transport, method) -> upper bound -> cumulative count of `genial_request_seconds`."""
@@ -36,17 +35,22 @@ class Percentiles:
         return cls(*(histogram_quantile(q, cumulative) for q in (0.5, 0.95, 0.99)))
 
 
+BUCKET_LINE = re.compile(r"^genial_request_seconds_bucket\{([^}]*)\} (\S+)$", re.MULTILINE)
+LABEL = re.compile(r'(\w+)="([^"]*)"')
+
+
 def add_buckets(metrics: str, buckets: Buckets) -> None:
-    """Add one worker's latency histograms (its /metrics text) to `buckets`."""
-    for family in text_string_to_metric_families(metrics):
-        if family.name != "genial_request_seconds":
-            continue
-        for sample in family.samples:
-            if sample.name.endswith("_bucket"):
-                key = (sample.labels["transport"], sample.labels["method"])
-                le = float(sample.labels["le"])
-                per_key = buckets.setdefault(key, {})
-                per_key[le] = per_key.get(le, 0.0) + sample.value
+    """Add one worker's latency histograms (its /metrics text) to `buckets`.
+
+    Only the bucket lines are read, by one pattern: prometheus_client's parser took 30 ms
+    over a worker's 80 KB, with the generator's loop stopped at the start of each measured
+    window, where it delayed the calls it was timing (a p99 of 34 ms at half the peak)."""
+    for match in BUCKET_LINE.finditer(metrics):
+        labels = dict(LABEL.findall(match[1]))
+        key = (labels["transport"], labels["method"])
+        per_key = buckets.setdefault(key, {})
+        le = float(labels["le"])
+        per_key[le] = per_key.get(le, 0.0) + float(match[2])
 
 
 def histogram_quantile(q: float, cumulative: dict[float, float]) -> float:

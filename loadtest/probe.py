@@ -3,6 +3,7 @@ of every process, and Redis's command and read-event counters."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from dataclasses import dataclass
@@ -43,8 +44,15 @@ class Probe:
 
     async def snapshot(self) -> Snapshot:
         buckets: Buckets = {}
-        for worker in self.deployment.workers:
-            text = await httpclient.get("127.0.0.1", worker.admin_port, "/metrics")
+        # All at once: each worker's loop stops while it writes its /metrics out (10-15 ms),
+        # and one after the other they would hold up the calls being timed twice as long.
+        texts = await asyncio.gather(
+            *(
+                httpclient.get("127.0.0.1", worker.admin_port, "/metrics")
+                for worker in self.deployment.workers
+            )
+        )
+        for text in texts:
             add_buckets(text.decode(), buckets)
         worker_user = worker_sys = 0.0
         for worker in self.deployment.workers:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
 import secrets
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from genial import engine
@@ -21,6 +23,7 @@ from genial.bots import make_bot
 from genial.client import GenialClient
 from genial.client import bot as online
 from genial.client.bot import run_bot
+from genial.client.errors import RATE_LIMITED, GenialError
 from genial.v1 import match_service_pb2 as mm
 from genial.v1 import match_service_pb2_grpc as mm_grpc
 from genial.v1 import types_pb2 as types
@@ -119,6 +122,29 @@ async def test_a_move_the_server_refuses_is_chosen_again_from_its_list(
     assert [stats.games for stats in played] == [1, 1]
     assert any(moves == wrong for moves in offered)
     assert any(moves != wrong for moves in offered)  # the server's lists
+
+
+def test_a_rate_limit_is_one_line_of_log_and_a_fault_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A game's loop that stopped on a rate limit waits as long as the service asked, and
+    says so in one line; anything else is logged with its traceback."""
+    limited = GenialError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        RATE_LIMITED,
+        "too many requests; retry in 4 s",
+        {"retry_after": "4"},
+    )
+    fault = GenialError(grpc.StatusCode.UNAVAILABLE, "", "connection reset")
+    with caplog.at_level(logging.WARNING, logger=online.log.name):
+        assert online._logged("g1", limited) == 4.0
+        assert online._logged("g2", fault) is None
+    first, second = caplog.records
+    assert "g1" in first.getMessage()
+    assert RATE_LIMITED in first.getMessage()
+    assert first.exc_info is None
+    assert second.exc_info is not None
+    assert second.exc_info[1] is fault
 
 
 def test_the_online_bot_example_plays_the_built_in_bots(target: str) -> None:

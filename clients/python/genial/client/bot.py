@@ -252,8 +252,7 @@ class _Bot:
                         if update.version > seat.version and await self._act(seat, update.view):
                             return
                 except Exception as err:  # logged, and the game taken up again
-                    log.warning("game %s failed; again", game_id, exc_info=True)
-                    asked = err.retry_after if isinstance(err, GenialError) else None
+                    asked = _logged(game_id, err)
                     await asyncio.sleep(max(backoff, asked or 0.0))
                     backoff = min(backoff * 2, RETRY_SECONDS[1])
         finally:
@@ -309,3 +308,14 @@ class _Bot:
             asking = False
             self.stats.moves += 1
             view = answer.view
+
+
+def _logged(game_id: str, err: Exception) -> float | None:
+    """Logs why a game's loop stopped; the seconds the service asked to wait, if it did. A
+    rate limit met is one line: the service said when to come back, it is not a fault."""
+    asked = err.retry_after if isinstance(err, GenialError) else None
+    if asked is None:
+        log.warning("game %s failed; again", game_id, exc_info=err)
+    else:
+        log.warning("game %s: %s", game_id, err)
+    return asked

@@ -119,9 +119,9 @@ def settle_heap() -> None:
     """Puts what start-up made out of the garbage collector's sight (`gc.freeze`).
 
     Modules, the API's descriptors and routes, the application: about 100,000 objects that
-    live as long as the worker, which every full collection walked again. A full collection
-    came about every few seconds under load and took 40 ms, all of it with the loop stopped:
-    the slowest 1% of requests (docs/performance.md, "Round six")."""
+    live as long as the worker, which every full collection walked again. Under load one came
+    every ten seconds or so and took 40 ms, all of it with the loop stopped: the slowest 1%
+    of requests (docs/performance.md, "Round six")."""
     gc.collect()
     gc.freeze()
 

@@ -1,7 +1,7 @@
 """Games in Redis (standalone or Cluster), a compare-and-set in Lua for every write.
 
 A game is four keys in one slot (the {id} hash tag, so scripts work on Redis Cluster):
-the record, one string "<rev> <version> <meta length> <codec>\n" + the metadata and state
+the record, one string "<rev> <version> <meta length>[ <codec>]\n" + the metadata and state
 compressed (`record_codec`), so that a live game takes well under 1 KiB with Redis's own
 overhead (a hash of four fields took 1.1-1.7 KiB); its log, a stream; the request ids of
 its last moves, a hash of request id -> version; and its snapshots, a hash of version ->

@@ -49,7 +49,8 @@ from .redis_shared import RedisShared
 
 def _keys(game_id: str) -> tuple[str, str, str, str]:
     """The record, the log, the request ids and the snapshots of a game."""
-    return tuple(f"genial:{{{game_id}}}:{part}" for part in ("game", "log", "req", "snap"))  # type: ignore[return-value]
+    prefix = f"genial:{{{game_id}}}:"
+    return prefix + "game", prefix + "log", prefix + "req", prefix + "snap"
 
 
 def _with_follow_up(

@@ -135,12 +135,19 @@ class TimedCommands:
 
     def __init__(self, commands: Commands) -> None:
         self._commands = commands
-        self._timers: dict[str, Any] = {}
+        self._timers: dict[str | bytes | int | float, Any] = {}
+        """Timers by operation, and for a single command by its script's SHA or its word,
+        so that a move's call finds its timer in one lookup."""
 
-    def _observe(self, operation: str, start: float) -> None:
-        timer = self._timers.get(operation)
+    def _observe(
+        self, key: str | bytes | int | float, operation: str | Command, start: float
+    ) -> None:
+        """`operation`: the label, or the command it is named from (only when its timer is
+        made)."""
+        timer = self._timers.get(key)
         if timer is None:
-            timer = self._timers[operation] = METRICS.redis_latency.labels(operation)
+            label = operation if isinstance(operation, str) else _operation(operation)
+            timer = self._timers[key] = METRICS.redis_latency.labels(label)
         timer.observe(time.perf_counter() - start)
 
     async def call(self, *command: str | bytes | int | float) -> Any:
@@ -148,7 +155,7 @@ class TimedCommands:
         try:
             return await self._commands.call(*command)
         finally:
-            self._observe(_operation(command), start)
+            self._observe(command[1] if command[0] == "EVALSHA" else command[0], command, start)
 
     @property
     def generation(self) -> int:
@@ -160,7 +167,8 @@ class TimedCommands:
             return await self._commands.pipeline(commands, wait=wait)
         finally:
             kinds = {_operation(command) for command in commands}
-            self._observe(kinds.pop() if len(kinds) == 1 else "pipeline", start)
+            label = kinds.pop() if len(kinds) == 1 else "pipeline"
+            self._observe(label, label, start)
 
     async def close(self) -> None:
         await self._commands.close()

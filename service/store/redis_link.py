@@ -7,7 +7,10 @@ of a worker's commands at once: each batch is packed by hiredis and written in o
 go, and its futures are resolved by the replies as hiredis parses them. Failures are
 redis-py's exception classes, so callers handle both clients alike, and a command
 that times out drops the connection (its answer can no longer be trusted to come),
-failing what is in flight; the next command connects again.
+failing what is in flight; the next command connects again. The timeouts are one alarm a
+connection, set for the soonest deadline of the replies due, not a timer a command: a
+timer made and cancelled by every move (`asyncio.timeout`) cost 5 µs of the loop, and
+under gRPC's load about 20 µs of a move's CPU (docs/performance.md, "Round seven").
 
 Behind Sentinel the address is asked of the Sentinels at every connection, and a server
 that is not (or no longer) the master is left: a READONLY reply drops the connection, so
@@ -43,13 +46,20 @@ class _Protocol(asyncio.Protocol):
     def __init__(self) -> None:
         self.reader = hiredis.Reader(replyError=ResponseError)
         self.waiting: deque[asyncio.Future[Any]] = deque()
+        self.due: deque[tuple[float, float, float]] = deque()
+        """For each future of `waiting`: when its command was sent (as `heard`), when its
+        reply is given up on (the loop's clock), and the timeout that makes it so."""
+        self.alarm: asyncio.Handle | None = None
+        """While replies are due: set for their soonest deadline or earlier (the deadline of
+        one answered since), or for the pass that gives up on those overdue."""
+        self.alarm_at = 0.0
         self.transport: asyncio.WriteTransport | None = None
         self.lost: Exception | None = None
         self.unsent: list[bytes] = []
         """Commands packed since the loop last ran `flush`."""
         self.heard = 0.0
-        """When Redis last sent something (the loop's clock)."""
-        self.wait: tuple[Command, asyncio.Future[Any]] | None = None
+        """When Redis last sent something (`time.monotonic`)."""
+        self.wait: tuple[Command, asyncio.Future[Any], tuple[float, float, float]] | None = None
         """The WAIT that `flush` sends after the batch, and its reply, shared by every
         command of the batch that asked for it."""
 
@@ -63,6 +73,7 @@ class _Protocol(asyncio.Protocol):
         try:
             while (reply := self.reader.gets()) is not False:
                 future = self.waiting.popleft()
+                self.due.popleft()
                 if not future.done():  # not given up on by a timeout
                     future.set_result(reply)
         except hiredis.ProtocolError as err:
@@ -76,6 +87,10 @@ class _Protocol(asyncio.Protocol):
     def close(self, error: Exception) -> None:
         if self.lost is None:
             self.lost = error
+        if self.alarm is not None:
+            self.alarm.cancel()
+            self.alarm = None
+        self.due.clear()
         while self.waiting:
             future = self.waiting.popleft()
             if not future.done():
@@ -84,16 +99,21 @@ class _Protocol(asyncio.Protocol):
             self.transport.abort()
 
     def send(
-        self, commands: Sequence[Command], wait: Command | None = None
+        self, commands: Sequence[Command], timeout: float, wait: Command | None = None
     ) -> list[asyncio.Future[Any]]:
         """Futures of the commands' replies, and last the reply of `wait` if given: one
         WAIT sent after the batch, whatever the number of callers that asked for it (the
-        first caller's arguments)."""
+        first caller's arguments). A reply not come within `timeout` seconds fails its
+        future with `RedisTimeoutError` (see `_expire`)."""
         if self.lost is not None or self.transport is None:
             raise RedisConnectionError("not connected to Redis")
         loop = asyncio.get_running_loop()
         futures = [loop.create_future() for _ in commands]
+        due = (time.monotonic(), loop.time() + timeout, timeout)
         self.waiting.extend(futures)
+        self.due.extend([due] * len(commands))
+        if self.alarm is None or due[1] < self.alarm_at:
+            self._set_alarm(due[1])
         if not self.unsent and self.wait is None:
             # Once the callbacks ready now have run: all the commands they send go out in
             # one write, and Redis reads them in one go.
@@ -103,18 +123,65 @@ class _Protocol(asyncio.Protocol):
         if wait is None:
             return futures
         if self.wait is None:
-            self.wait = (wait, loop.create_future())
+            self.wait = (wait, loop.create_future(), due)
         return [*futures, self.wait[1]]
 
     def flush(self) -> None:
         if self.wait is not None:
-            command, future = self.wait
+            command, future, due = self.wait
             self.wait = None
             self.waiting.append(future)
+            self.due.append(due)
             self.unsent.append(hiredis.pack_command(tuple(command)))  # type: ignore[arg-type]
         if self.lost is None and self.transport is not None:
             self.transport.write(b"".join(self.unsent))
         self.unsent.clear()
+
+    def _set_alarm(self, when: float) -> None:
+        if self.alarm is not None:
+            self.alarm.cancel()
+        self.alarm_at = when
+        self.alarm = asyncio.get_running_loop().call_at(when, self._ring)
+
+    def _ring(self) -> None:
+        """At the soonest deadline: while replies are due, the alarm goes on to the next one;
+        past a deadline, what is overdue is given up on two passes of the loop later, so that
+        a worker too busy to read its socket for a whole timeout first takes in what did
+        arrive (one pass polls the socket, the next reads it)."""
+        self.alarm = None
+        if not self.due:
+            return
+        loop = asyncio.get_running_loop()
+        soonest = min(deadline for _, deadline, _ in self.due)
+        if soonest > loop.time():
+            self._set_alarm(soonest)
+            return
+        self.alarm = loop.call_soon(loop.call_soon, self._expire)
+
+    def _expire(self) -> None:
+        """Give up on the replies past their deadlines. If Redis sent anything since the
+        first of them was sent, the connection lives and its replies queue for a busy
+        worker: only the overdue futures fail (their replies are dropped as they come; a
+        WAIT's is shared by its batch), since closing would fail every call in flight.
+        Else Redis is silent: the connection is dropped, failing everything in flight."""
+        self.alarm = None
+        now = asyncio.get_running_loop().time()
+        overdue = [
+            (future, sent, timeout)
+            for future, (sent, deadline, timeout) in zip(self.waiting, self.due, strict=True)
+            if deadline <= now and not future.done()
+        ]
+        if overdue:
+            _, sent, timeout = overdue[0]
+            error = RedisTimeoutError(f"Redis did not answer within {timeout:g} s")
+            if self.heard <= sent:
+                self.close(error)
+                return
+            for future, _, _ in overdue:
+                future.set_exception(error)
+                future.exception()  # retrieved: its caller may already have gone
+        if self.due:
+            self._set_alarm(min(deadline for _, deadline, _ in self.due))
 
 
 class RedisLink:
@@ -196,31 +263,11 @@ class RedisLink:
         the batch that asked for one, whose reply (the replicas that confirmed) comes
         last; the timeout grows by its milliseconds."""
         protocol = await self._connected()
-        sent = time.monotonic()
         waiting = None if wait is None else ("WAIT", *wait)
-        futures = protocol.send(commands, waiting)
         timeout = self.timeout + (wait[1] / 1000 if wait is not None else 0)
+        futures = protocol.send(commands, timeout, waiting)
         try:
-            async with asyncio.timeout(timeout):
-                replies = [await future for future in futures]
-        except TimeoutError:
-            error = RedisTimeoutError(f"Redis did not answer within {timeout} s")
-            # A worker too busy to read its socket for the whole timeout looks like a silent
-            # Redis: two passes of the loop (one polls the socket, the next reads it) take
-            # in what did arrive.
-            for _ in range(2):
-                await asyncio.sleep(0)
-            if protocol.heard > sent:
-                # Redis answered meanwhile: the connection lives and its replies queue for a
-                # busy worker. Only this call gives up (its replies are dropped as they
-                # come; a WAIT's is shared with the batch); closing would fail every call in
-                # flight with it.
-                for future in futures[: len(commands)]:
-                    future.cancel()
-            else:
-                protocol.close(error)
-                _settled(futures)
-            raise error from None
+            replies = [await future for future in futures]
         except BaseException:
             # The connection was lost (or the caller cancelled) with replies still due: the
             # futures after the one that raised fail too, unawaited.
@@ -265,7 +312,7 @@ class RedisLink:
                     setup.append(["SELECT", self.db])
                 if self.resolve is not None:
                     setup.append(["ROLE"])
-                replies = [await f for f in protocol.send(setup)] if setup else []
+                replies = [await f for f in protocol.send(setup, self.timeout)] if setup else []
                 for reply in replies:
                     if isinstance(reply, ResponseError):
                         protocol.close(RedisConnectionError(str(reply)))

@@ -1,5 +1,6 @@
 """The move path's Redis connection against a redis-server of its own: many commands in
-flight, error replies, a password, a server that freezes, one that restarts."""
+flight, error replies, a password, a server that freezes, one that restarts, a reply too
+slow, a worker too busy to read."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import asyncio
 import gc
 import signal
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import pytest
+import uvloop
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -78,6 +82,73 @@ async def test_a_frozen_server_times_out_and_a_restarted_one_is_reconnected(
     finally:
         await link.close()
         proc.send_signal(signal.SIGCONT)
+        proc.terminate()
+        proc.wait(10)
+
+
+Run = Callable[[Coroutine[Any, Any, None]], None]
+LOOPS = pytest.mark.parametrize("run", [asyncio.run, uvloop.run], ids=["asyncio", "uvloop"])
+"""The timeouts' order against the socket's reads differs between the loops (uvloop runs
+timers before it polls, asyncio after): both are checked."""
+
+
+@LOOPS
+def test_a_reply_too_slow_fails_its_call_alone_while_redis_answers(
+    tmp_path: Path, run: Run
+) -> None:
+    """Redis answered after the slow command was sent: it is alive, so only the overdue call
+    gives up and the connection (and every other call in flight on it) lives on."""
+    proc, port = start_redis(tmp_path)
+
+    async def check() -> None:
+        link = RedisLink.from_url(f"redis://127.0.0.1:{port}/0", timeout=0.3)
+        try:
+            started = time.monotonic()
+            pong, blocked = await asyncio.gather(
+                link.call("PING"), link.call("BLPOP", "nothing", 1), return_exceptions=True
+            )
+            assert pong == b"PONG"
+            assert isinstance(blocked, RedisTimeoutError)
+            assert "within 0.3 s" in str(blocked)
+            assert time.monotonic() - started < 0.9
+            assert link.connected
+            await asyncio.sleep(0.8)  # BLPOP's late answer comes, and is dropped
+            assert await link.call("PING") == b"PONG"
+            assert link.generation == 0
+        finally:
+            await link.close()
+
+    try:
+        run(check())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@LOOPS
+def test_a_worker_too_busy_to_read_for_a_whole_timeout_still_gets_its_replies(
+    tmp_path: Path, run: Run
+) -> None:
+    """The loop blocked past the deadline while the reply waited in the socket: the reply is
+    read before the call is given up on, and the connection stays."""
+    proc, port = start_redis(tmp_path)
+
+    async def check() -> None:
+        link = RedisLink.from_url(f"redis://127.0.0.1:{port}/0", timeout=0.2)
+        try:
+            assert await link.call("PING") == b"PONG"
+            pending = asyncio.gather(*(link.call("INCR", "busy") for _ in range(3)))
+            await asyncio.sleep(0.01)  # sent; Redis answers while the loop is blocked
+            time.sleep(0.4)  # a stop of the loop twice the timeout, as a long GC could make
+            assert sorted(await pending) == [1, 2, 3]
+            assert link.connected
+            assert link.generation == 0
+        finally:
+            await link.close()
+
+    try:
+        run(check())
+    finally:
         proc.terminate()
         proc.wait(10)
 

@@ -244,7 +244,9 @@ class RedisLink:
 
     async def call(self, *command: str | bytes | int | float) -> Any:
         """One command's reply; an error reply is raised."""
-        (reply,) = await self.pipeline([command])
+        protocol = await self._connected()
+        (future,) = protocol.send((command,), self.timeout)
+        reply = _checked(protocol, await future)
         if isinstance(reply, RedisConnectionError):
             raise reply
         if isinstance(reply, ResponseError):
@@ -273,13 +275,7 @@ class RedisLink:
             # futures after the one that raised fail too, unawaited.
             _settled(futures)
             raise
-        if any(_read_only(reply) for reply in replies):
-            # A master demoted to a replica by a failover: the next command connects to
-            # the master there is now. (A connection's failure, as redis-py's Sentinel
-            # connections report it.)
-            protocol.close(RedisConnectionError("Redis is a replica now"))
-            replies = [RedisConnectionError(str(r)) if _read_only(r) else r for r in replies]
-        return replies
+        return [_checked(protocol, reply) for reply in replies]
 
     async def _connected(self) -> _Protocol:
         protocol = self._protocol
@@ -336,8 +332,15 @@ class RedisLink:
             self._protocol = None
 
 
-def _read_only(reply: Any) -> bool:
-    return isinstance(reply, ResponseError) and str(reply).startswith("READONLY")
+def _checked(protocol: _Protocol, reply: Any) -> Any:
+    """A reply as callers get it: a master demoted to a replica by a failover answers
+    READONLY, a connection's failure (as redis-py's Sentinel connections report it), and
+    the connection is left so that the next command connects to the master there is now."""
+    if isinstance(reply, ResponseError) and str(reply).startswith("READONLY"):
+        if protocol.lost is None:
+            protocol.close(RedisConnectionError("Redis is a replica now"))
+        return RedisConnectionError(str(reply))
+    return reply
 
 
 def _settled(futures: Sequence[asyncio.Future[Any]]) -> None:

@@ -19,7 +19,7 @@ WEB_MODULES := $(WEB)/node_modules/.stamp
 
 .PHONY: run test lint typecheck unit install redis bench-engine demo clean loadtest bench \
 	generate proto-lint proto-breaking sandbox promtool protoc mobile ts-lint ts-test \
-	test-reliability chromium web web-lint web-screenshots bench-match
+	test-reliability chromium web web-lint web-screenshots bench-match bench-store
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || { \
@@ -157,6 +157,10 @@ run: install
 
 bench-engine: install
 	$(PY) loadtest/bench_engine.py
+
+# What Redis adds to a move's write, against the in-process store (docs/performance.md).
+bench-store: install redis
+	$(PY) -m loadtest.bench_store $(STORE_ARGS)
 
 # Load tests and the service benchmark (docs/performance.md). Locust, gevent and py-spy
 # come with the `load` extra, installed on first use. Options go in LOAD_ARGS / BENCH_ARGS.

@@ -9,8 +9,8 @@ redis-py's exception classes, so callers handle both clients alike, and a comman
 that times out drops the connection (its answer can no longer be trusted to come),
 failing what is in flight; the next command connects again. The timeouts are one alarm a
 connection, set for the soonest deadline of the replies due, not a timer a command: a
-timer made and cancelled by every move (`asyncio.timeout`) cost 5 µs of the loop, and
-under gRPC's load about 20 µs of a move's CPU (docs/performance.md, "Round seven").
+timer made and cancelled by every command (`asyncio.timeout`) cost 5 µs of the loop,
+a third of what Redis added to a batched write (docs/performance.md, "Round seven").
 
 Behind Sentinel the address is asked of the Sentinels at every connection, and a server
 that is not (or no longer) the master is left: a READONLY reply drops the connection, so
@@ -149,14 +149,26 @@ class _Protocol(asyncio.Protocol):
         a worker too busy to read its socket for a whole timeout first takes in what did
         arrive (one pass polls the socket, the next reads it)."""
         self.alarm = None
-        if not self.due:
+        soonest = self._soonest()
+        if soonest is None:
             return
         loop = asyncio.get_running_loop()
-        soonest = min(deadline for _, deadline, _ in self.due)
         if soonest > loop.time():
             self._set_alarm(soonest)
             return
         self.alarm = loop.call_soon(loop.call_soon, self._expire)
+
+    def _soonest(self) -> float | None:
+        """The soonest deadline of the replies still awaited: not those given up on, whose
+        answers may take long yet to come and be dropped."""
+        return min(
+            (
+                deadline
+                for future, (_, deadline, _) in zip(self.waiting, self.due, strict=True)
+                if not future.done()
+            ),
+            default=None,
+        )
 
     def _expire(self) -> None:
         """Give up on the replies past their deadlines. If Redis sent anything since the
@@ -180,8 +192,8 @@ class _Protocol(asyncio.Protocol):
             for future, _, _ in overdue:
                 future.set_exception(error)
                 future.exception()  # retrieved: its caller may already have gone
-        if self.due:
-            self._set_alarm(min(deadline for _, deadline, _ in self.due))
+        if (soonest := self._soonest()) is not None:
+            self._set_alarm(soonest)
 
 
 class RedisLink:

@@ -5,12 +5,13 @@ reply through several layers; on the move path that was a third of a worker's CP
 Redis answers the commands of a connection in order, so one connection can carry all
 of a worker's commands at once: each batch is packed by hiredis and written in one
 go, and its futures are resolved by the replies as hiredis parses them. Failures are
-redis-py's exception classes, so callers handle both clients alike, and a command
-that times out drops the connection (its answer can no longer be trusted to come),
-failing what is in flight; the next command connects again. The timeouts are one alarm a
-connection, set for the soonest deadline of the replies due, not a timer a command: a
-timer made and cancelled by every command (`asyncio.timeout`) cost 5 µs of the loop,
-a third of what Redis added to a batched write (docs/performance.md, "Round seven").
+redis-py's exception classes, so callers handle both clients alike. A command that
+times out while Redis is silent drops the connection (its answer can no longer be trusted
+to come), failing what is in flight; the next command connects again. The timeouts are
+one alarm a connection, set for the soonest deadline of the replies due, not a timer a
+command: a timer made and cancelled by every command (`asyncio.timeout`) cost 5 µs of the
+loop, a quarter of what Redis added to a batched write (docs/performance.md, "Round
+seven").
 
 Behind Sentinel the address is asked of the Sentinels at every connection, and a server
 that is not (or no longer) the master is left: a READONLY reply drops the connection, so
@@ -53,6 +54,7 @@ class _Protocol(asyncio.Protocol):
         """While replies are due: set for their soonest deadline or earlier (the deadline of
         one answered since), or for the pass that gives up on those overdue."""
         self.alarm_at = 0.0
+        """The deadline the alarm is set for."""
         self.transport: asyncio.WriteTransport | None = None
         self.lost: Exception | None = None
         self.unsent: list[bytes] = []

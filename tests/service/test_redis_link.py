@@ -140,8 +140,11 @@ def test_a_worker_too_busy_to_read_for_a_whole_timeout_still_gets_its_replies(
         try:
             assert await link.call("PING") == b"PONG"
             pending = asyncio.gather(*(link.call("INCR", "busy") for _ in range(3)))
-            await asyncio.sleep(0.01)  # sent; Redis answers while the loop is blocked
-            time.sleep(0.4)  # a stop of the loop twice the timeout, as a long GC could make
+            for _ in range(2):  # one pass: the calls send; the next: the batch is written
+                await asyncio.sleep(0)
+            # Unread, Redis's answers wait in the socket through a stop of the loop twice the
+            # timeout, as a long collection or a slow request could make.
+            time.sleep(0.4)
             assert sorted(await pending) == [1, 2, 3]
             assert link.connected
             assert link.generation == 0

@@ -1,7 +1,7 @@
-"""The baselines a move is measured against, beside the empty call of the same server
-(which `generator.measure_service` runs in alternate rounds with the move): the store's own
-read + compare-and-set cycle on the same Redis with no service around it, and the move on a
-worker with the in-process store, which tells Redis's part of a move by subtraction."""
+"""The Redis baseline a move is measured against: the store's own read + compare-and-set
+cycle on the same Redis with no service around it. (The others, the empty call of the same
+server and the move on a worker with the in-process store, which tells Redis's part of a
+move by subtraction, `generator.measure_service` runs in alternate rounds with the move.)"""
 
 from __future__ import annotations
 
@@ -132,12 +132,3 @@ async def _cycles(session: Session, store: RedisStore, call: str) -> Result:
     finally:
         await store.close()
     return median(rounds)
-
-
-async def measure_memory(session: Session) -> list[Result]:
-    """MakeMove's peak with the in-process store: the move without Redis, by subtraction."""
-    results = []
-    for transport in ("grpc", "rest"):
-        rounds = [await session.once(transport, "MakeMove") for _ in range(session.options.rounds)]
-        results.append(median(rounds))
-    return results

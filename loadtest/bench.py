@@ -16,7 +16,7 @@ side by side on the same machine and the same private Redis:
 The parts, each a module of `loadtest`: `generator` (a session on a deployment, one
 measurement, its result, the median of its rounds, the profile), `slots` (the calls, their
 games and connections), `windows` (closed and open loops through a measured window), `probe`
-(what is read around a window), `baselines` (the Redis cycle, the in-process store), `sizes`
+(what is read around a window), `baselines` (the Redis cycle), `sizes`
 (the stored size of a live game), `report` (the tables), `profiling` (py-spy's samples by
 part), `cluster` and `processes` (the deployment, with the starters the tests use too).
 
@@ -30,6 +30,7 @@ the service's own code (`loadtest/profiling.py`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import time
@@ -40,7 +41,7 @@ from typing import Any
 
 import uvloop
 
-from .baselines import measure_memory, measure_redis
+from .baselines import measure_redis
 from .generator import Options, Result, log, measure_service, session_on
 from .report import load_average, machine, report
 from .sizes import stored_sizes
@@ -55,17 +56,17 @@ async def run(options: Options) -> dict[str, Any]:
     profiles: dict[str, Any] = {}
     storage: list[dict[str, Any]] = []
     for workers in options.workers:
-        log(f"{workers} worker(s):")
-        async with session_on(workers, options) as session:
-            if workers == options.workers[0]:
+        first = workers == options.workers[0]
+        log(f"{workers} worker(s)" + (", and 1 on the in-process store:" if first else ":"))
+        async with session_on(workers, options) as session, contextlib.AsyncExitStack() as extra:
+            in_process = None
+            if first:
+                in_process = await extra.enter_async_context(session_on(1, options, redis=False))
                 results += await measure_redis(session)
-            results += await measure_service(session, profiles)
+            results += await measure_service(session, profiles, in_process, extra.aclose)
             if workers == options.workers[-1]:
                 assert session.probe.redis is not None
                 storage = await stored_sizes(session.probe.redis, session.clients.games.stub)
-    log("1 worker with the in-process store:")
-    async with session_on(1, options, redis=False) as session:
-        results += await measure_memory(session)
     return {
         "machine": machine(),
         "settings": {

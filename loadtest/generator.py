@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,9 @@ PLAYER_MOVE = "MakeMove, a player's JWT"
 """Moves made with players' access tokens (guest sessions) instead of seat tokens."""
 MASKED_MOVE = "MakeMove, read_mask=version,events"
 """Moves answered with their version and events only: no view is built or sent."""
+WITHOUT_REDIS = "MakeMove, in-process store"
+"""The rounds of `measure_service`'s worker on the in-process store (its results name their
+store)."""
 
 
 def log(message: str) -> None:
@@ -198,26 +201,41 @@ class Session:
         return result
 
 
-async def measure_service(session: Session, profiles: dict[str, Any]) -> list[Result]:
+async def measure_service(
+    session: Session,
+    profiles: dict[str, Any],
+    in_process: Session | None = None,
+    release: Callable[[], Awaitable[None]] | None = None,
+) -> list[Result]:
     """Per transport: the empty call's peak and MakeMove's peak, in alternate rounds so that
-    both see the same machine; then MakeMove at half its peak."""
+    both see the same machine; then MakeMove at half its peak. With `in_process` (a worker
+    on the in-process store), its MakeMove's peak too, in the same alternate rounds: the
+    move without Redis, which Redis's part is measured against (by subtraction, and the
+    gRPC ratio); taken minutes apart, the two drifted with the machine. `release` then
+    takes that deployment down, so that the lines at half the peak and the profile run
+    beside nothing the other passes lack."""
     options = session.options
-    results: list[Result] = []
+    rounds: dict[str, dict[str, list[Result]]] = {}
     for transport in ("grpc", "rest"):
-        empties, peaks, players, masked = [], [], [], []
+        calls = ["Empty", "MakeMove", MASKED_MOVE, *([PLAYER_MOVE] if transport == "grpc" else [])]
+        found = rounds[transport] = {call: [] for call in [*calls, WITHOUT_REDIS]}
         for _ in range(options.rounds):
-            empties.append(await session.once(transport, "Empty"))
-            peaks.append(await session.once(transport, "MakeMove"))
-            masked.append(await session.once(transport, MASKED_MOVE))
-            if transport == "grpc":
-                players.append(await session.once(transport, PLAYER_MOVE))
-        peak = median(peaks)
+            for call in calls:
+                found[call].append(await session.once(transport, call))
+                if call == "MakeMove" and in_process is not None:
+                    found[WITHOUT_REDIS].append(await in_process.once(transport, call))
+    if release is not None:
+        await release()
+    results: list[Result] = []
+    for transport, found in rounds.items():
+        peak = median(found["MakeMove"])
         halves = [
             await session.once(transport, "MakeMove", peak.rate / 2) for _ in range(options.rounds)
         ]
-        results += [median(empties), peak, median(halves), median(masked)]
-        if players:
-            results.append(median(players))
+        results += [median(found["Empty"]), peak, median(halves)]
+        results += [
+            median(r) for call, r in found.items() if r and call not in ("Empty", "MakeMove")
+        ]
         if transport == "grpc" and len(session.deployment.workers) > 1:
             elsewhere = [await session.once(transport, ELSEWHERE) for _ in range(options.rounds)]
             results.append(median(elsewhere))

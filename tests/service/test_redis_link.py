@@ -19,7 +19,7 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from genial.service.store.redis_link import RedisLink
-from tests.conftest import start_redis
+from tests.conftest import start_redis, stop
 
 
 async def test_many_commands_in_flight_get_their_own_replies(redis_url: str) -> None:
@@ -92,39 +92,52 @@ LOOPS = pytest.mark.parametrize("run", [asyncio.run, uvloop.run], ids=["asyncio"
 timers before it polls, asyncio after): both are checked."""
 
 
+def on_own_redis(
+    tmp_path: Path,
+    run: Run,
+    timeout: float,
+    check: Callable[[RedisLink], Coroutine[Any, Any, None]],
+) -> None:
+    """`check` on a link with `timeout` to a redis-server of its own, under `run`'s loop."""
+    proc, port = start_redis(tmp_path)
+
+    async def checked() -> None:
+        link = RedisLink.from_url(f"redis://127.0.0.1:{port}/0", timeout=timeout)
+        try:
+            await check(link)
+        finally:
+            await link.close()
+
+    try:
+        run(checked())
+    finally:
+        stop(proc)
+
+
 @LOOPS
 def test_a_reply_too_slow_fails_its_call_alone_while_redis_answers(
     tmp_path: Path, run: Run
 ) -> None:
     """Redis answered after the slow command was sent: it is alive, so only the overdue call
     gives up and the connection (and every other call in flight on it) lives on."""
-    proc, port = start_redis(tmp_path)
 
-    async def check() -> None:
-        link = RedisLink.from_url(f"redis://127.0.0.1:{port}/0", timeout=0.3)
-        try:
-            started = time.monotonic()
-            pong, blocked = await asyncio.gather(
-                link.call("PING"), link.call("BLPOP", "nothing", 1), return_exceptions=True
-            )
-            assert pong == b"PONG"
-            assert isinstance(blocked, RedisTimeoutError)
-            assert "within 0.3 s" in str(blocked)
-            assert time.monotonic() - started < 0.9
-            assert link.connected
-            cpu = time.process_time()
-            await asyncio.sleep(0.8)  # BLPOP's late answer comes, and is dropped
-            assert time.process_time() - cpu < 0.3  # no alarm rang on for the given-up call
-            assert await link.call("PING") == b"PONG"
-            assert link.generation == 0
-        finally:
-            await link.close()
+    async def check(link: RedisLink) -> None:
+        started = time.monotonic()
+        pong, blocked = await asyncio.gather(
+            link.call("PING"), link.call("BLPOP", "nothing", 1), return_exceptions=True
+        )
+        assert pong == b"PONG"
+        assert isinstance(blocked, RedisTimeoutError)
+        assert "within 0.3 s" in str(blocked)
+        assert time.monotonic() - started < 0.9
+        assert link.connected
+        cpu = time.process_time()
+        await asyncio.sleep(0.8)  # BLPOP's late answer comes, and is dropped
+        assert time.process_time() - cpu < 0.3  # no alarm rang on for the given-up call
+        assert await link.call("PING") == b"PONG"
+        assert link.generation == 0
 
-    try:
-        run(check())
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    on_own_redis(tmp_path, run, 0.3, check)
 
 
 @LOOPS
@@ -133,29 +146,20 @@ def test_a_worker_too_busy_to_read_for_a_whole_timeout_still_gets_its_replies(
 ) -> None:
     """The loop blocked past the deadline while the reply waited in the socket: the reply is
     read before the call is given up on, and the connection stays."""
-    proc, port = start_redis(tmp_path)
 
-    async def check() -> None:
-        link = RedisLink.from_url(f"redis://127.0.0.1:{port}/0", timeout=0.2)
-        try:
-            assert await link.call("PING") == b"PONG"
-            pending = asyncio.gather(*(link.call("INCR", "busy") for _ in range(3)))
-            for _ in range(2):  # one pass: the calls send; the next: the batch is written
-                await asyncio.sleep(0)
-            # Unread, Redis's answers wait in the socket through a stop of the loop twice the
-            # timeout, as a long collection or a slow request could make.
-            time.sleep(0.4)
-            assert sorted(await pending) == [1, 2, 3]
-            assert link.connected
-            assert link.generation == 0
-        finally:
-            await link.close()
+    async def check(link: RedisLink) -> None:
+        assert await link.call("PING") == b"PONG"
+        pending = asyncio.gather(*(link.call("INCR", "busy") for _ in range(3)))
+        for _ in range(2):  # one pass: the calls send; the next: the batch is written
+            await asyncio.sleep(0)
+        # Unread, Redis's answers wait in the socket through a stop of the loop twice the
+        # timeout, as a long collection or a slow request could make.
+        time.sleep(0.4)
+        assert sorted(await pending) == [1, 2, 3]
+        assert link.connected
+        assert link.generation == 0
 
-    try:
-        run(check())
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    on_own_redis(tmp_path, run, 0.2, check)
 
 
 def test_it_follows_a_url_only_where_it_can_follow_all_of_it() -> None:

@@ -29,9 +29,13 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from .masks import Tree
 
 Value = Callable[[Any], Any]
-Plan = list[tuple[str, str, bool, bool, Value | None]]
-"""Per field: its name, its JSON name, whether it has presence, whether it repeats,
-and how to write one value (None: as it is, with no call per value)."""
+Plan = list[tuple[str, str, int, Any]]
+"""Per field: its name, its JSON name, its kind (`_ONE`, `_OPTIONAL`, `_LIST`) and how to
+write one value (None: as it is, with no call per value). A oneof is one entry of kind
+`_ONEOF` where its first member stands: its name, "", and each member's own entry by name,
+so that the set member is found in one call rather than one per member (an event's union
+has up to a dozen)."""
+_ONE, _OPTIONAL, _LIST, _ONEOF = range(4)
 
 _INT64 = {
     FieldDescriptor.TYPE_INT64,
@@ -222,29 +226,56 @@ json_format's: base64, "NaN")."""
 
 def _write(plan: Plan, message: Message) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, json_name, presence, repeated, value in plan:
-        if presence and not message.HasField(name):
+    for entry in plan:
+        name, json_name, kind, value = entry
+        if kind == _ONEOF:
+            member = message.WhichOneof(name)
+            if member is None:
+                continue
+            name, json_name, kind, value = value[member]
+        elif kind == _OPTIONAL and not message.HasField(name):
             continue
         raw = getattr(message, name)
-        if value is None:
-            out[json_name] = list(raw) if repeated else raw
+        if kind == _LIST:
+            out[json_name] = list(raw) if value is None else [value(v) for v in raw]
         else:
-            out[json_name] = [value(v) for v in raw] if repeated else value(raw)
+            out[json_name] = raw if value is None else value(raw)
     return out
 
 
 def _plan(descriptor: Descriptor) -> Plan | None:
     if descriptor not in _plans:
         try:
-            _plans[descriptor] = [_field(f) for f in descriptor.fields]
+            _plans[descriptor] = _entries(descriptor)
         except _Unplanned:
             _plans[descriptor] = None
     return _plans[descriptor]
 
 
-def _field(field: FieldDescriptor) -> tuple[str, str, bool, bool, Value | None]:
-    value = None if field.type in _AS_IS else _value(field)
-    return field.name, field.json_name, field.has_presence, field.is_repeated, value
+def _entries(descriptor: Descriptor) -> Plan:
+    plan: Plan = []
+    oneofs: dict[str, dict[str, tuple[str, str, int, Value | None]]] = {}
+    for field in descriptor.fields:
+        value = None if field.type in _AS_IS else _value(field)
+        oneof = field.containing_oneof
+        # A oneof of one member (as protoc makes for `optional`) is a field with presence.
+        if oneof is not None and len(oneof.fields) > 1:
+            if oneof.name not in oneofs:
+                oneofs[oneof.name] = {}
+                plan.append((oneof.name, "", _ONEOF, oneofs[oneof.name]))
+            oneofs[oneof.name][field.name] = (field.name, field.json_name, _ONE, value)
+            continue
+        kind = _LIST if field.is_repeated else _OPTIONAL if field.has_presence else _ONE
+        plan.append((field.name, field.json_name, kind, value))
+    return plan
+
+
+class _EnumNames(dict[int, Any]):
+    """An enum's value names by number; a number the enum does not know is written as it
+    is, as json_format does."""
+
+    def __missing__(self, number: int) -> int:
+        return number
 
 
 def _value(field: FieldDescriptor) -> Value:
@@ -254,8 +285,7 @@ def _value(field: FieldDescriptor) -> Value:
     if field.type == FieldDescriptor.TYPE_ENUM:
         enum = field.enum_type
         assert enum is not None  # an enum field has its enum
-        names = {v.number: v.name for v in enum.values}
-        return lambda number: names.get(number, number)
+        return _EnumNames({v.number: v.name for v in enum.values}).__getitem__
     if field.type == FieldDescriptor.TYPE_MESSAGE:
         sub = field.message_type
         assert sub is not None  # a message field has its message

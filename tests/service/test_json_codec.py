@@ -4,6 +4,7 @@ whole games of each kind, and leaves to json_format what it does not cover."""
 from __future__ import annotations
 
 import random
+from typing import cast
 
 import pytest
 from google.protobuf import json_format, struct_pb2
@@ -14,8 +15,8 @@ from genial.service.app import GameApp
 from genial.service.credentials import ANONYMOUS
 from genial.service.settings import Settings
 from genial.service.store import MemoryStore
+from genial.v1 import dice_pb2, types_pb2
 from genial.v1 import game_service_pb2 as api
-from genial.v1 import types_pb2
 
 
 def same_as_json_format(message: Message) -> None:
@@ -71,6 +72,12 @@ def test_what_it_does_not_cover_goes_to_json_format() -> None:
     value = struct_pb2.Value(number_value=1.5)
     same_as_json_format(value)
     same_as_json_format(struct_pb2.ListValue(values=[value, struct_pb2.Value(string_value="x")]))
+
+
+def test_an_unknown_enum_number_and_an_empty_oneof_as_json_format_writes_them() -> None:
+    same_as_json_format(types_pb2.GameView(kind=cast(types_pb2.GameKind.ValueType, 99)))
+    same_as_json_format(types_pb2.Event())  # no member of its union set
+    same_as_json_format(types_pb2.Event(dice=dice_pb2.DiceEvent()))  # a member set, empty
 
 
 # ---- reading requests ---------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -172,8 +173,27 @@ def server_options(settings: Settings) -> list[tuple[str, int]]:
         # none; Android's OkHttp to 30 s+), and are told off beyond that.
         ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
         ("grpc.http2.max_ping_strikes", 2),
-        ("grpc.so_reuseport", 0),
+        # The port is shared only by this worker's own servers (`start_grpc`): with one,
+        # a second process that binds it by mistake fails rather than takes half the calls.
+        ("grpc.so_reuseport", int(settings.grpc_servers > 1)),
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class GrpcServing:
+    """The gRPC port: its servers, bound to it together, and their one health service."""
+
+    servers: tuple[grpc.aio.Server, ...]
+    port: int
+    health: health.aio.HealthServicer
+
+    async def set_health(self, status: int) -> None:
+        """The status of the server as a whole ("") and of every service of the API."""
+        for name in ("", *(service.full_name for service in SERVICES)):
+            await self.health.set(name, status)
+
+    async def stop(self, grace: float) -> None:
+        await asyncio.gather(*(server.stop(grace) for server in self.servers))
 
 
 async def start_grpc(
@@ -181,23 +201,38 @@ async def start_grpc(
     host: str,
     port: int,
     extra_handlers: Iterable[grpc.GenericRpcHandler] = (),
-    credentials: grpc.ServerCredentials | None = None,
+    credentials: Callable[[], grpc.ServerCredentials] | None = None,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
-) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
-    """Start serving, over TLS with `credentials`, through `interceptors`; returns the
-    server, the bound port and the health servicer."""
-    server = grpc.aio.server(options=server_options(app.settings), interceptors=interceptors)
-    server.add_generic_rpc_handlers((*service_handlers(app), *extra_handlers))
+) -> GrpcServing:
+    """Start serving, over TLS with credentials that `credentials` makes (one for each server:
+    a certificate's reload reaches each through its own), through `interceptors`, with
+    `grpc_servers` grpc.aio servers on the one port (`SO_REUSEPORT`: the kernel deals the
+    connections out among them).
+
+    A grpc.aio server takes up one call at a time: it asks the gRPC core for the next only
+    when the last has reached the event loop, by way of the core's poller thread. Alone, it
+    left the loop idle between calls while moves waited in the core, and each move's Redis
+    write went out on its own; with several, calls reach the loop together
+    (docs/performance.md, "Round eight")."""
+    if app.settings.grpc_servers < 1:
+        raise ValueError(f"grpc_servers is at least 1, not {app.settings.grpc_servers}")
+    handlers = (*service_handlers(app), *extra_handlers)
     health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.serve(server, (*(s.full_name for s in SERVICES), health.SERVICE_NAME))
-    address = f"{host}:{port}"
-    if credentials is None:
-        bound = server.add_insecure_port(address)
-    else:
-        bound = server.add_secure_port(address, credentials)
-    await server.start()
-    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    for service in SERVICES:
-        await health_servicer.set(service.full_name, health_pb2.HealthCheckResponse.SERVING)
-    return server, bound, health_servicer
+    names = (*(s.full_name for s in SERVICES), health.SERVICE_NAME)
+    servers: list[grpc.aio.Server] = []
+    bound = port
+    for _ in range(app.settings.grpc_servers):
+        server = grpc.aio.server(options=server_options(app.settings), interceptors=interceptors)
+        server.add_generic_rpc_handlers(handlers)
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+        reflection.serve(server, names)
+        address = f"{host}:{bound}"  # the first binds the port asked for, the rest its own
+        if credentials is None:
+            bound = server.add_insecure_port(address)
+        else:
+            bound = server.add_secure_port(address, credentials())
+        await server.start()
+        servers.append(server)
+    serving = GrpcServing(tuple(servers), bound, health_servicer)
+    await serving.set_health(health_pb2.HealthCheckResponse.SERVING)
+    return serving

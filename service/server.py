@@ -22,7 +22,6 @@ from .app import GameApp
 from .grpc_server import start_grpc
 from .http import create_app
 from .http_server import start_http
-from .invoke import SERVICES
 from .logs import setup_logging
 from .settings import Settings
 from .store import GameStore, open_store
@@ -52,12 +51,12 @@ async def serve(settings: Settings, extend: Extend | None = None) -> None:
     tracing = start_tracing(settings, store)
     app = GameApp(store, settings)
     extensions = extend(app) if extend else Extensions()
-    server, grpc_port, health_servicer = await start_grpc(
+    grpc_serving = await start_grpc(
         app,
         settings.host,
         settings.grpc_port,
         extensions.grpc,
-        certificates.grpc_credentials() if certificates else None,
+        certificates.grpc_credentials if certificates else None,
         tracing.grpc_interceptors() if tracing else (),
     )
     stop = asyncio.Event()
@@ -81,7 +80,8 @@ async def serve(settings: Settings, extend: Extend | None = None) -> None:
     log.info(
         "serving",
         extra={
-            "grpc_port": grpc_port,
+            "grpc_port": grpc_serving.port,
+            "grpc_servers": len(grpc_serving.servers),
             "http_port": http_port,
             "admin_port": admin_port,
             "tls": certificates is not None,
@@ -99,13 +99,12 @@ async def serve(settings: Settings, extend: Extend | None = None) -> None:
     for task in background:
         task.cancel()  # a turn in play is finished by another worker when its lease runs out
     log.info("draining", extra={"seconds": settings.drain_seconds})
-    for name in ("", *(service.full_name for service in SERVICES)):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    await grpc_serving.set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
     # Both stop accepting at once, then finish what they have within drain_seconds; event
     # streams end at once (`stop` is set), their clients resume elsewhere.
     stop.set()
     http_server.should_exit = True
-    await asyncio.gather(server.stop(settings.drain_seconds), http_task)
+    await asyncio.gather(grpc_serving.stop(settings.drain_seconds), http_task)
     # The admin port last: the kubelet sees a draining worker alive, and not ready.
     admin_server.should_exit = True
     await admin_task

@@ -160,6 +160,13 @@ class Settings:
         default=30.0,
         metadata=_doc("seconds an answer may wait for a client that does not read it"),
     )
+    grpc_servers: int = field(
+        default=8,
+        metadata=_doc(
+            "grpc.aio servers sharing the gRPC port, each taking up one call at a time (the "
+            "port is opened with SO_REUSEPORT when more than 1)"
+        ),
+    )
     grpc_idle_seconds: float = field(
         default=300.0, metadata=_doc("seconds a gRPC connection without calls is kept")
     )

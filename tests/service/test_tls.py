@@ -68,9 +68,11 @@ def tls_worker(tmp_path: Path) -> Iterator[tuple[Worker, Path]]:
 
 
 def grpc_answers(worker: Worker, trusted: Path) -> bool:
-    """Whether a new secure channel, trusting only `trusted`, gets an answer."""
+    """Whether a new secure channel, trusting only `trusted`, gets an answer (on a connection
+    of its own, which the kernel gives to any of the worker's gRPC servers)."""
     credentials = grpc.ssl_channel_credentials((trusted / "tls.crt").read_bytes())
-    with grpc.secure_channel(worker.grpc_target, credentials) as channel:
+    options = [("grpc.use_local_subchannel_pool", 1)]
+    with grpc.secure_channel(worker.grpc_target, credentials, options) as channel:
         try:
             health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
         except grpc.RpcError as err:
@@ -128,8 +130,10 @@ def test_both_ports_speak_tls_and_follow_a_renewed_certificate(
     while not (grpc_answers(worker, second) and http_answers(worker, second)):
         assert time.monotonic() < deadline, "the renewed certificate is not served"
         time.sleep(0.2)
-    # New connections get the new certificate only; one opened before keeps its own.
-    assert not grpc_answers(worker, first)
+    # New connections get the new certificate only, from each of the worker's gRPC servers;
+    # one opened before keeps its own.
+    assert all(grpc_answers(worker, second) for _ in range(16))
+    assert not any(grpc_answers(worker, first) for _ in range(16))
     assert not http_answers(worker, first)
     assert kept.get(f"https://127.0.0.1:{worker.http_port}/openapi.json").status_code == 200
     kept.close()

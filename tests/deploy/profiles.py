@@ -56,7 +56,7 @@ def profiles() -> dict[str, dict[str, Any]]:
                 "image": {"digest": "sha256:" + "ab" * 32},
                 "imagePullSecrets": [{"name": "registry"}],
                 "extraEnv": [{"name": "TZ", "value": "UTC"}],
-                "settings": {"maxRequestBytes": 1000000, "redisTimeout": 0.5},
+                "settings": {"maxRequestBytes": 1000000, "redisTimeout": 0.5, "grpcServers": 4},
                 "serviceAccount": {"create": False, "name": "genial-runner"},
                 "service": {"type": "LoadBalancer"},
             },

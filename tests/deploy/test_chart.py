@@ -177,6 +177,7 @@ def test_schema_knows_only_real_settings() -> None:
         ({"settings": {"corsOrigins": ["a.example"]}}, "corsOrigins"),
         ({"settings": {"trustedProxies": ["10.0.0.1"]}}, "trustedProxies"),
         ({"settings": {"redisWaitReplicas": -1}}, "redisWaitReplicas"),
+        ({"settings": {"grpcServers": 0}}, "grpcServers"),
         ({"settings": {"tlsCertFile": "/x"}}, "tlsCertFile"),
         ({"networkPolicy": {"admin": {"from": [{"namespace": "monitoring"}]}}}, "namespace"),
         ({"extraVolumeMounts": [{"name": "ca"}]}, "mountPath"),

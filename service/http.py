@@ -376,11 +376,18 @@ async def _read_json(request: Request[Any, Any, Any], limit: int) -> dict[str, A
     declared = _first_values(request, CONTENT_LENGTH).get(b"content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise _too_large(limit)
+    # Off ASGI's receive, not Litestar's `stream()`: that builds the request's headers object
+    # (for content-length, read above) and calls a client that hangs up mid-body a 500.
     raw = b""
-    async for chunk in request.stream():
-        raw += chunk
+    more = True
+    while more:
+        event = await request.receive()
+        if event["type"] == "http.disconnect":
+            raise ApiError(Reason.BAD_REQUEST, "the connection closed before the body was whole")
+        raw += event.get("body", b"")
         if len(raw) > limit:
             raise _too_large(limit)
+        more = event.get("more_body", False)
     if _too_deep(raw):
         raise ApiError(
             Reason.BAD_REQUEST,

@@ -8,6 +8,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,33 @@ def test_a_body_over_the_limit_is_refused_unread(http: httpx.Client) -> None:
     # Without a Content-Length (chunked), the body is counted as it comes.
     reply = http.post("/v1/games/AAAAAAAAAAAAAAAA/seats", content=iter([body[:3000], body[3000:]]))
     refused(reply, 413, "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE")
+
+
+def test_a_client_that_hangs_up_mid_body_is_no_internal_error(memory_worker: Worker) -> None:
+    """A phone that loses its signal halfway through a request is the client's doing: counted
+    as a bad request, never INTERNAL (which pages the operator, and logs a traceback)."""
+
+    def counted(reason: str) -> float:
+        metrics = httpx.get(f"{memory_worker.admin_url}/metrics", timeout=10).text
+        label = f'code="{reason}"' if reason == "INTERNAL" else f'reason="{reason}"'
+        return sum(
+            float(line.rpartition(" ")[2])
+            for line in metrics.splitlines()
+            if line.startswith("genial_errors_total{")
+            and label in line
+            and 'transport="http"' in line
+        )
+
+    before = counted("BAD_REQUEST"), counted("INTERNAL")
+    for path in ("/v1/games", "/v1/games/AAAAAAAAAAAAAAAA/moves"):
+        with socket.create_connection(("127.0.0.1", memory_worker.http_port), timeout=10) as conn:
+            head = f"POST {path} HTTP/1.1\r\nhost: genial\r\ncontent-length: 100\r\n\r\n"
+            conn.sendall(head.encode() + b'{"kind":')
+            time.sleep(0.2)  # the handler is reading the body when the connection goes
+    deadline = time.monotonic() + 10
+    while counted("BAD_REQUEST") < before[0] + 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (counted("BAD_REQUEST"), counted("INTERNAL")) == (before[0] + 2, before[1])
 
 
 @pytest.mark.parametrize(

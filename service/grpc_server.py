@@ -162,7 +162,10 @@ def server_options(settings: Settings) -> list[tuple[str, int]]:
         ("grpc.server.max_pending_requests", settings.max_streams),
         ("grpc.server.max_pending_requests_hard_limit", settings.max_streams),
         ("grpc.server_handshake_timeout_ms", int(settings.request_read_seconds * 1000)),
-        ("grpc.max_connection_idle_ms", int(settings.grpc_idle_seconds * 1000)),
+        # grpc looks once a period for a call since its last look: a connection closed
+        # one to two periods after its last call (300 s idle meant up to 600). Half a
+        # period makes the setting the most an idle connection is kept.
+        ("grpc.max_connection_idle_ms", int(settings.grpc_idle_seconds * 500)),
         # grpc reads 0 as "now"; for ever is its largest value.
         ("grpc.max_connection_age_ms", int(settings.grpc_max_age_seconds * 1000) or 2**31 - 1),
         ("grpc.max_connection_age_grace_ms", int(settings.drain_seconds * 1000)),

@@ -168,7 +168,7 @@ class Settings:
         ),
     )
     grpc_idle_seconds: float = field(
-        default=300.0, metadata=_doc("seconds a gRPC connection without calls is kept")
+        default=300.0, metadata=_doc("seconds a gRPC connection without calls is kept, at most")
     )
     grpc_max_age_seconds: float = field(
         default=7200.0,

@@ -15,6 +15,7 @@ from pathlib import Path
 import grpc
 import httpx
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import game_service_pb2_grpc as api_grpc
@@ -23,6 +24,7 @@ from tests.conftest import start_redis
 from tests.service.clients import CallError, GrpcClient, RestClient
 from tests.service.conftest import Worker, start_worker, stop_worker
 from tests.service.scenarios import KINDS, open_table
+from tests.service.sockets import ESTABLISHED, sockets
 
 
 def worker_with_redis(tmp: Path, *flags: str) -> Iterator[Worker]:
@@ -316,3 +318,42 @@ def test_a_grpc_connection_that_never_finishes_its_handshake_is_closed(limited: 
         pass
     sock.close()
     assert time.monotonic() - start < 5  # the handshake deadline is 1 s here
+
+
+def test_an_idle_grpc_connection_is_closed_within_the_idle_seconds() -> None:
+    """An app that called once and went to the background holds a worker's socket no longer
+    than `grpc_idle_seconds` after its last call, and finds the channel working when it comes
+    back; a client that keeps calling, and one with a watch open, keep theirs. grpc alone
+    looks once a period, so that 300 s meant up to 600."""
+    idle = 3.0
+    worker = start_worker("", "--grpc-idle-seconds", str(idle))
+    own = [("grpc.use_local_subchannel_pool", 1)]  # a connection per channel
+    channels = [grpc.insecure_channel(worker.grpc_target, options=own) for _ in range(3)]
+    background, busy = (health_pb2_grpc.HealthStub(c) for c in channels[:2])
+    check = health_pb2.HealthCheckRequest()
+    try:
+        game = RestClient(worker.http_port).call(
+            "CreateGame", api.CreateGameRequest(kind=KINDS["dice"], seats=2)
+        )
+        watch = api_grpc.GameServiceStub(channels[2]).WatchGame(
+            api.WatchGameRequest(game_id=game.game_id)
+        )
+        next(watch)  # its first answer (a keep-alive at once): the watch is open
+        background.Check(check, timeout=5)
+        last_call = time.monotonic()
+        closed_after = None
+        while time.monotonic() - last_call < 2 * idle:
+            busy.Check(check, timeout=5)
+            if closed_after is None and sockets(worker.grpc_port, ESTABLISHED) == 2:
+                closed_after = time.monotonic() - last_call
+            time.sleep(0.2)
+        # The GOAWAY's exchange and this loop's steps on top (before: twice `idle`, 6.3 s).
+        assert closed_after is not None
+        assert closed_after < idle + 1.5, closed_after
+        assert sockets(worker.grpc_port, ESTABLISHED) == 2  # the busy one and the watch
+        assert background.Check(check, timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+        watch.cancel()
+    finally:
+        for channel in channels:
+            channel.close()
+        stop_worker(worker)

@@ -16,19 +16,7 @@ from genial.service.grpc_server import start_grpc
 from genial.service.settings import Settings
 from genial.service.store import MemoryStore
 from tests.service.conftest import start_worker, stop_worker
-
-LISTEN = "0A"
-"""A listening socket's state in /proc/net/tcp."""
-
-
-def listeners(port: int) -> int:
-    """Sockets listening on `port` on this machine (grpc listens on IPv6 sockets that take
-    IPv4 too)."""
-    rows = []
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with open(table) as lines:
-            rows += [line.split() for line in lines.readlines()[1:]]
-    return sum(1 for row in rows if int(row[1].split(":")[1], 16) == port and row[3] == LISTEN)
+from tests.service.sockets import LISTEN, sockets
 
 
 def bind_error(port: int, *, reuse_port: bool) -> int | None:
@@ -59,20 +47,20 @@ def healthy_on_own_connections(port: int, connections: int) -> list[int]:
 def test_several_servers_share_the_port_and_no_other_process_takes_it() -> None:
     worker = start_worker("", "--grpc-servers", "4")
     try:
-        assert listeners(worker.grpc_port) == 4
+        assert sockets(worker.grpc_port, LISTEN) == 4
         serving = health_pb2.HealthCheckResponse.SERVING
         assert healthy_on_own_connections(worker.grpc_port, 16) == [serving] * 16
         # Another process's socket without SO_REUSEPORT is refused, as with one server.
         assert bind_error(worker.grpc_port, reuse_port=False) == errno.EADDRINUSE
     finally:
         stop_worker(worker)
-    assert listeners(worker.grpc_port) == 0
+    assert sockets(worker.grpc_port, LISTEN) == 0
 
 
 def test_one_server_opens_the_port_without_reuse() -> None:
     worker = start_worker("", "--grpc-servers", "1")
     try:
-        assert listeners(worker.grpc_port) == 1
+        assert sockets(worker.grpc_port, LISTEN) == 1
         # Not even a socket that asks for SO_REUSEPORT shares it: the worker's did not.
         assert bind_error(worker.grpc_port, reuse_port=True) == errno.EADDRINUSE
     finally:

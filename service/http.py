@@ -334,7 +334,9 @@ def _frame(event: str, data: bytes, event_id: str | None = None) -> bytes:
 async def _decode(request: Request[Any, Any, Any], *, route: Route, limit: int) -> Message:
     """The request message from the path, the query string and the body."""
     fields: dict[str, str] = {}
-    for key, values in request.query_params.dict().items():
+    # Most requests have no query string: spare them Litestar's multidict of it.
+    query = request.query_params.dict() if request.scope["query_string"] else {}
+    for key, values in query.items():
         name = route.query_names.get(key)
         if name is None:
             raise ApiError(Reason.BAD_REQUEST, f"no parameter {key!r}")

@@ -306,8 +306,8 @@ def _answer(
     converted = [convert.proto_event(meta.kind, e) for e in events]
     last = None if before is None else converted[before:]
     parts = None if mask is None else mask.part("view")
-    view = game_view(game_id, meta, version, state, seat, last, parts)
-    answer = api.MakeMoveResponse(version=version, view=view, events=converted)
+    answer = api.MakeMoveResponse(version=version, events=converted)
+    game_view(game_id, meta, version, state, seat, last, parts, into=answer.view)
     return answer if mask is None else mask.trim(answer)
 
 

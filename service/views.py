@@ -46,18 +46,20 @@ def game_view(
     seat: int | None,
     last_events: list[types.Event] | None = None,
     parts: ReadMask | None = None,
+    *,
+    into: types.GameView | None = None,
 ) -> types.GameView:
     """The seat's view (a spectator's for None); `last_events` converted already, if given.
     With `parts` (a read mask on the view), what it leaves out is not built (cheap fields
-    are: the caller trims the answer)."""
+    are: the caller trims the answer). Built in `into` (an answer's empty view field) if
+    given, which spares a copy of the whole view into the answer."""
     want = _everything if parts is None else parts.wants
-    view = types.GameView(
-        game_id=game_id,
-        kind=convert.kind_enum(meta.kind),
-        version=version,
-        status=STATUS[meta.status],
-        seats=meta.seats,
-    )
+    view = types.GameView() if into is None else into
+    view.game_id = game_id
+    view.kind = convert.kind_enum(meta.kind)
+    view.version = version
+    view.status = STATUS[meta.status]
+    view.seats = meta.seats
     if seat is not None:
         view.viewer = seat
     if meta.finished:

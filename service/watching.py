@@ -173,16 +173,13 @@ def _answer(
 ) -> api.WatchGameResponse:
     """A step as the watcher sees it, with what `mask` keeps."""
     version, state = step.version, step.replay.state
-    if mask is None:
-        view = game_view(game_id, step.shown, version, state, seat)
-        return api.WatchGameResponse(version=version, events=step.events, view=view)
     answer = api.WatchGameResponse(version=version)
-    if mask.wants("events"):
+    if mask is None or mask.wants("events"):
         answer.events.extend(step.events)
-    if mask.wants("view"):
-        parts = mask.part("view")
-        answer.view.CopyFrom(game_view(game_id, step.shown, version, state, seat, parts=parts))
-    return mask.trim(answer)
+    if mask is None or mask.wants("view"):
+        parts = None if mask is None else mask.part("view")
+        game_view(game_id, step.shown, version, state, seat, parts=parts, into=answer.view)
+    return answer if mask is None else mask.trim(answer)
 
 
 class Watching:

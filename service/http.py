@@ -384,7 +384,7 @@ async def _read_json(request: Request[Any, Any, Any], limit: int) -> dict[str, A
     more = True
     while more:
         event = await request.receive()
-        if event["type"] == "http.disconnect":
+        if event["type"] != "http.request":  # http.disconnect
             raise ApiError(Reason.BAD_REQUEST, "the connection closed before the body was whole")
         raw += event.get("body", b"")
         if len(raw) > limit:

@@ -33,6 +33,8 @@ class Code(Enum):
     # Only the HTTP gateway raises these two: gRPC itself refuses what they stand for.
     REQUEST_TOO_LARGE = (grpc.StatusCode.RESOURCE_EXHAUSTED, 413)
     METHOD_NOT_ALLOWED = (grpc.StatusCode.UNIMPLEMENTED, 405)
+    # Only gRPC raises this one: HTTP answers a request not sent in time 408 itself.
+    REQUEST_TIMEOUT = (grpc.StatusCode.DEADLINE_EXCEEDED, 408)
 
     @property
     def grpc(self) -> grpc.StatusCode:
@@ -60,6 +62,7 @@ class Reason:
     BAD_TURN_TIMER = "BAD_TURN_TIMER"
     BAD_READ_MASK = "BAD_READ_MASK"
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
+    REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
     NO_ROUTE = "NO_ROUTE"
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
     GAME_NOT_FOUND = "GAME_NOT_FOUND"
@@ -168,6 +171,7 @@ REASON_CODES: dict[str, Code] = {
     Reason.KEYS_UNAVAILABLE: Code.UNAVAILABLE,
     Reason.REQUEST_TOO_LARGE: Code.REQUEST_TOO_LARGE,
     Reason.METHOD_NOT_ALLOWED: Code.METHOD_NOT_ALLOWED,
+    Reason.REQUEST_TIMEOUT: Code.REQUEST_TIMEOUT,
     Reason.INTERNAL: Code.INTERNAL,
 }
 """Every reason's status. Any other engine reason refuses a move the game's state does not

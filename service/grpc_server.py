@@ -4,9 +4,10 @@ only reads the metadata, decodes and writes the status."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from google.protobuf.message import Message
@@ -17,7 +18,7 @@ from grpc_status import rpc_status
 from . import reflection
 from .app import GameApp
 from .errors import DOMAIN, RETRY_AFTER, ApiError, Reason
-from .invoke import SERVICES, Endpoint, endpoints, message_class
+from .invoke import SERVICES, Endpoint, endpoints, message_class, refused
 from .settings import Settings
 
 
@@ -79,12 +80,101 @@ def _decoded(request: Message | Undecodable) -> Callable[[], Awaitable[Message]]
     return decode
 
 
-def rpc_handler(
-    endpoint: Endpoint, request_class: type[Message], write_timeout: float = 30.0
+Behavior = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
+
+
+async def _first_request(context: grpc.aio.ServicerContext[Any, Any], seconds: float) -> Any:
+    """A call's one request message, which must come whole within `seconds`."""
+    try:
+        async with asyncio.timeout(seconds):
+            request = await context.read()
+    except TimeoutError:
+        raise ApiError(
+            Reason.REQUEST_TIMEOUT, f"the request did not come whole within {seconds:g} s"
+        ) from None
+    if request is grpc.aio.EOF:
+        raise ApiError(Reason.BAD_REQUEST, "the call ended without its request")
+    return request
+
+
+def bounded_read(
+    handler: grpc.RpcMethodHandler[Any, Any], seconds: float
 ) -> grpc.RpcMethodHandler[Any, Any]:
-    """The gRPC handler of one endpoint (unary, or server-streaming if it streams). A stream
-    whose client leaves an answer unread for `write_timeout` seconds ends with
-    RESOURCE_EXHAUSTED (`SLOW_READER`): it resumes from its last version."""
+    """`handler`, its request due within `seconds` of the call (DEADLINE_EXCEEDED,
+    `REQUEST_TIMEOUT`, after that). grpc reads a unary request before the handler runs, for
+    as long as the client takes: a call whose message never came held its memory (26 KB)
+    and kept its connection from ever being idle. So the handler is served as one that
+    streams requests, and reads its one message itself: the same bytes on the wire."""
+    if handler.request_streaming:
+        return handler  # a stream of requests reads at the pace its protocol sets
+    behavior = handler.unary_unary or handler.unary_stream
+    if not inspect.iscoroutinefunction(behavior):
+        raise ValueError(f"{behavior!r}: only coroutine handlers are served")
+    call = cast(Behavior, behavior)
+
+    async def bounded(_requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        try:
+            request = await _first_request(context, seconds)
+        except ApiError as err:
+            await context.abort_with_status(grpc_status(refused("grpc", err)))
+            raise AssertionError("abort_with_status raises") from None
+        return await call(request, context)
+
+    factory = (
+        grpc.stream_unary_rpc_method_handler
+        if handler.unary_unary
+        else grpc.stream_stream_rpc_method_handler
+    )
+    return factory(
+        bounded,
+        request_deserializer=handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )
+
+
+class _BoundedReads(grpc.GenericRpcHandler):
+    """Another service's handlers (health's), each with `bounded_read`."""
+
+    def __init__(self, service: grpc.GenericRpcHandler, seconds: float) -> None:
+        self._service = service
+        self._seconds = seconds
+        self._bounded: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+
+    def service(
+        self, handler_call_details: grpc.HandlerCallDetails
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        method = handler_call_details.method
+        if method not in self._bounded:
+            handler = self._service.service(handler_call_details)
+            if handler is None:
+                return None
+            self._bounded[method] = bounded_read(handler, self._seconds)
+        return self._bounded[method]
+
+
+class _Registered:
+    """What a generated `add_*Servicer_to_server` registers, taken in place of a server."""
+
+    def __init__(self) -> None:
+        self.services: list[grpc.GenericRpcHandler] = []
+
+    def add_generic_rpc_handlers(self, services: Iterable[grpc.GenericRpcHandler]) -> None:
+        self.services += services
+
+    def add_registered_method_handlers(self, *_args: Any) -> None:
+        """grpc's faster lookup of the same handlers: the generic ones serve them."""
+
+
+def rpc_handler(
+    endpoint: Endpoint,
+    request_class: type[Message],
+    write_timeout: float = 30.0,
+    read_timeout: float = 10.0,
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """The gRPC handler of one endpoint (unary, or server-streaming if it streams), its
+    request due within `read_timeout` seconds (`bounded_read`). A stream whose client leaves
+    an answer unread for `write_timeout` seconds ends with RESOURCE_EXHAUSTED
+    (`SLOW_READER`): it resumes from its last version."""
     options: dict[str, Any] = {
         "request_deserializer": _decoder(request_class),
         "response_serializer": lambda m: m.SerializeToString(),
@@ -126,20 +216,20 @@ def rpc_handler(
             await answers.aclose()
 
     if endpoint.streams:
-        return grpc.unary_stream_rpc_method_handler(stream, **options)
-    return grpc.unary_unary_rpc_method_handler(unary, **options)
+        return bounded_read(grpc.unary_stream_rpc_method_handler(stream, **options), read_timeout)
+    return bounded_read(grpc.unary_unary_rpc_method_handler(unary, **options), read_timeout)
 
 
 def service_handlers(app: GameApp) -> list[grpc.GenericRpcHandler]:
     """Handlers for every RPC of every service in the proto, built from the descriptors."""
     found = endpoints("grpc", app.gate, app.unary, app.streams)
-    timeout = app.settings.write_stall_seconds
+    write, read = app.settings.write_stall_seconds, app.settings.request_read_seconds
     return [
         grpc.method_handlers_generic_handler(
             service.full_name,
             {
                 method.name: rpc_handler(
-                    found[method.name], message_class(method.input_type), timeout
+                    found[method.name], message_class(method.input_type), write, read
                 )
                 for method in service.methods
             },
@@ -219,15 +309,19 @@ async def start_grpc(
     (docs/performance.md, "Round eight")."""
     if app.settings.grpc_servers < 1:
         raise ValueError(f"grpc_servers is at least 1, not {app.settings.grpc_servers}")
-    handlers = (*service_handlers(app), *extra_handlers)
     health_servicer = health.aio.HealthServicer()
+    registered = _Registered()
+    # Only the two registration methods are called on what stands in for the server.
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, cast(grpc.aio.Server, registered))
+    read = app.settings.request_read_seconds
+    health_handlers = [_BoundedReads(service, read) for service in registered.services]
+    handlers = (*service_handlers(app), *health_handlers, *extra_handlers)
     names = (*(s.full_name for s in SERVICES), health.SERVICE_NAME)
     servers: list[grpc.aio.Server] = []
     bound = port
     for _ in range(app.settings.grpc_servers):
         server = grpc.aio.server(options=server_options(app.settings), interceptors=interceptors)
         server.add_generic_rpc_handlers(handlers)
-        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         reflection.serve(server, names)
         address = f"{host}:{bound}"  # the first binds the port asked for, the rest its own
         if credentials is None:

@@ -87,12 +87,14 @@ class _GrpcServerSpans(grpc.aio.ServerInterceptor):
         handler = await continuation(details)
         if handler is None:
             return None
-        if handler.unary_unary is not None:
-            behavior, factory = handler.unary_unary, grpc.unary_unary_rpc_method_handler
-        elif handler.unary_stream is not None:
-            behavior, factory = handler.unary_stream, grpc.unary_stream_rpc_method_handler
-        else:
-            return handler  # the API has no client-streaming RPC
+        # The API's own are served as streams of requests (`grpc_server.bounded_read`).
+        kinds = (
+            (handler.unary_unary, grpc.unary_unary_rpc_method_handler),
+            (handler.unary_stream, grpc.unary_stream_rpc_method_handler),
+            (handler.stream_unary, grpc.stream_unary_rpc_method_handler),
+            (handler.stream_stream, grpc.stream_stream_rpc_method_handler),
+        )
+        behavior, factory = next((b, f) for b, f in kinds if b is not None)
         if not inspect.iscoroutinefunction(behavior):
             return handler
         call = cast(Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]], behavior)

@@ -8,6 +8,7 @@ Each test here failed on the service before these limits existed (docs/reliabili
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -318,6 +319,43 @@ def test_a_grpc_connection_that_never_finishes_its_handshake_is_closed(limited: 
         pass
     sock.close()
     assert time.monotonic() - start < 5  # the handshake deadline is 1 s here
+
+
+def half_sent(channel: grpc.Channel, method: str, sent: threading.Event) -> CallError:
+    """A call of a unary `method` whose request never comes: its headers go, then nothing
+    until `sent` is set. What the server answered."""
+
+    def requests() -> Iterator[bytes]:
+        sent.wait()
+        yield b""
+
+    call = channel.stream_unary(method)  # the same bytes as a unary call's, but held back
+    with pytest.raises(grpc.RpcError) as refused:
+        call(requests(), timeout=10)
+    return GrpcClient._error(refused.value)
+
+
+@pytest.mark.parametrize(
+    "method", ["/genial.v1.GameService/GetGame", "/grpc.health.v1.Health/Check"]
+)
+def test_a_grpc_call_whose_request_never_comes_is_ended(limited: Worker, method: str) -> None:
+    """grpc reads a unary request before any handler runs, for as long as the client takes:
+    such calls were held for good, 26 KB each, and kept their connection from ever being
+    idle. Now the request is due within `request_read_seconds` (1 s here)."""
+    sent = threading.Event()
+    started = time.monotonic()
+    with grpc.insecure_channel(f"127.0.0.1:{limited.grpc_port}") as channel:
+        try:
+            error = half_sent(channel, method, sent)
+        finally:
+            sent.set()
+        assert time.monotonic() - started < 5
+        assert (error.code, error.reason) == ("DEADLINE_EXCEEDED", "REQUEST_TIMEOUT"), error
+        # A call that ends without its request is refused as such.
+        call = channel.stream_unary(method)
+        with pytest.raises(grpc.RpcError) as ended:
+            call(iter(()), timeout=10)
+        assert GrpcClient._error(ended.value).code == "INVALID_ARGUMENT"
 
 
 def test_an_idle_grpc_connection_is_closed_within_the_idle_seconds() -> None:

@@ -33,7 +33,7 @@ class Code(Enum):
     # Only the HTTP gateway raises these two: gRPC itself refuses what they stand for.
     REQUEST_TOO_LARGE = (grpc.StatusCode.RESOURCE_EXHAUSTED, 413)
     METHOD_NOT_ALLOWED = (grpc.StatusCode.UNIMPLEMENTED, 405)
-    # Only gRPC raises this one: HTTP answers a request not sent in time 408 itself.
+    # A request not sent whole in time: refused by gRPC's handler, by HTTP's server itself.
     REQUEST_TIMEOUT = (grpc.StatusCode.DEADLINE_EXCEEDED, 408)
 
     @property

@@ -21,6 +21,8 @@ import uvicorn
 from litestar.types import ASGIApp
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from .errors import ApiError, Reason, error_body
+from .invoke import refused
 from .settings import Settings
 
 STATUS = {408: b"408 Request Timeout", 431: b"431 Request Header Fields Too Large"}
@@ -109,15 +111,30 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         if self.transport.is_closing():
             return
         if self.cycle is None or self.cycle.response_complete or not self.cycle.response_started:
-            self.transport.write(
-                b"HTTP/1.1 %s\r\ncontent-length: 0\r\nconnection: close\r\n\r\n" % STATUS[status]
-            )
+            self.transport.write(_answer(status, self.request_read_seconds))
         self.transport.close()
 
     def _drop(self) -> None:
         """The client left the answer unread too long: let it go (its buffers with it)."""
         self._stall_timer = None
         self.transport.abort()
+
+
+def _answer(status: int, read_seconds: float) -> bytes:
+    """A refusal before any route: a late request's in the API's error shape (and counted as
+    the API's are), a head too large's empty."""
+    body, head = b"", b""
+    if status == 408:
+        late = ApiError(
+            Reason.REQUEST_TIMEOUT, f"the request did not come whole within {read_seconds:g} s"
+        )
+        body, head = error_body(refused("http", late)), b"content-type: application/json\r\n"
+    return b"HTTP/1.1 %s\r\n%scontent-length: %d\r\nconnection: close\r\n\r\n%s" % (
+        STATUS[status],
+        head,
+        len(body),
+        body,
+    )
 
 
 def protocol_for(settings: Settings) -> type[GuardedHttpProtocol]:

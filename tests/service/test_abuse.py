@@ -7,6 +7,7 @@ Each test here failed on the service before these limits existed (docs/reliabili
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -150,20 +151,24 @@ def test_behind_a_trusted_proxy_the_forwarded_client_counts(limited: Worker) -> 
 
 def test_half_sent_requests_are_closed(limited: Worker) -> None:
     """Slowloris: a request head that never ends, and a body that never comes."""
-    sockets = []
+    held = []
     for head in (b"GET /v1/games HTTP/1.1\r\nhost: x\r\n", b""):
         sock = socket.create_connection(("127.0.0.1", limited.http_port))
         sock.sendall(head)
-        sockets.append(sock)
+        held.append(sock)
     body = socket.create_connection(("127.0.0.1", limited.http_port))
     body.sendall(b"POST /v1/games HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{")
-    sockets.append(body)
+    held.append(body)
     start = time.monotonic()
-    for sock in sockets:
+    for sock in held:
         sock.settimeout(5)
-        while sock.recv(4096):  # a 408, then the end
-            pass
+        answer = b""
+        while chunk := sock.recv(4096):  # a 408, then the end
+            answer += chunk
         sock.close()
+        head, _, error = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408 "), answer
+        assert json.loads(error)["error"]["reason"] == "REQUEST_TIMEOUT", answer
     assert time.monotonic() - start < 4  # request_read_seconds is 1 here
 
 

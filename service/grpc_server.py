@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 import grpc
 from google.protobuf.message import Message
@@ -83,57 +83,77 @@ def _decoded(request: Message | Undecodable) -> Callable[[], Awaitable[Message]]
 Behavior = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
 
 
-async def _first_request(context: grpc.aio.ServicerContext[Any, Any], seconds: float) -> Any:
-    """A call's one request message, which must come whole within `seconds`."""
+async def _request_in_time(context: grpc.aio.ServicerContext[Any, Any], seconds: float) -> Any:
+    """The call's next request message (or `grpc.aio.EOF`), due whole within `seconds`."""
     try:
         async with asyncio.timeout(seconds):
-            request = await context.read()
+            return await context.read()
     except TimeoutError:
         raise ApiError(
             Reason.REQUEST_TIMEOUT, f"the request did not come whole within {seconds:g} s"
         ) from None
-    if request is grpc.aio.EOF:
-        raise ApiError(Reason.BAD_REQUEST, "the call ended without its request")
-    return request
+
+
+async def _requests_in_time(
+    context: grpc.aio.ServicerContext[Any, Any], seconds: float
+) -> AsyncIterator[Any]:
+    """A stream's requests, each due within `seconds` of the handler asking for it."""
+    while (request := await _request_in_time(context, seconds)) is not grpc.aio.EOF:
+        yield request
+
+
+async def _refuse(context: grpc.aio.ServicerContext[Any, Any], err: ApiError) -> NoReturn:
+    await context.abort_with_status(grpc_status(refused("grpc", err)))
+    raise AssertionError("abort_with_status raises")
 
 
 def bounded_read(
     handler: grpc.RpcMethodHandler[Any, Any], seconds: float
 ) -> grpc.RpcMethodHandler[Any, Any]:
-    """`handler`, its request due within `seconds` of the call (DEADLINE_EXCEEDED,
-    `REQUEST_TIMEOUT`, after that). grpc reads a unary request before the handler runs, for
-    as long as the client takes: a call whose message never came held its memory (26 KB)
-    and kept its connection from ever being idle. So the handler is served as one that
-    streams requests, and reads its one message itself: the same bytes on the wire."""
-    if handler.request_streaming:
-        return handler  # a stream of requests reads at the pace its protocol sets
+    """`handler`, each request it reads due within `seconds` (DEADLINE_EXCEEDED,
+    `REQUEST_TIMEOUT`, after that): a unary call's from the call's start, a stream's each
+    from when the handler asks for it. grpc reads a unary request before the handler runs,
+    for as long as the client takes, and a stream of requests waits as long as the client
+    likes: a call whose message never came held its memory (26-29 KB) and kept its
+    connection from ever being idle. So every handler is served as one that streams
+    requests and reads them itself: the same bytes on the wire."""
+    options: dict[str, Any] = {
+        "request_deserializer": handler.request_deserializer,
+        "response_serializer": handler.response_serializer,
+    }
+    if handler.stream_stream is not None and inspect.isasyncgenfunction(handler.stream_stream):
+        answers = cast(Callable[..., AsyncIterator[Any]], handler.stream_stream)
+
+        async def paced(_requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            try:
+                async for answer in answers(_requests_in_time(context, seconds), context):
+                    yield answer
+            except ApiError as err:
+                await _refuse(context, err)
+
+        return grpc.stream_stream_rpc_method_handler(paced, **options)
     behavior = handler.unary_unary or handler.unary_stream
     if not inspect.iscoroutinefunction(behavior):
-        raise ValueError(f"{behavior!r}: only coroutine handlers are served")
+        raise ValueError(f"{behavior!r}: not a handler kind served here")
     call = cast(Behavior, behavior)
 
     async def bounded(_requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         try:
-            request = await _first_request(context, seconds)
+            request = await _request_in_time(context, seconds)
         except ApiError as err:
-            await context.abort_with_status(grpc_status(refused("grpc", err)))
-            raise AssertionError("abort_with_status raises") from None
+            await _refuse(context, err)
+        if request is grpc.aio.EOF:
+            ended = ApiError(Reason.BAD_REQUEST, "the call ended without its request")
+            await _refuse(context, ended)
         return await call(request, context)
 
-    factory = (
-        grpc.stream_unary_rpc_method_handler
-        if handler.unary_unary
-        else grpc.stream_stream_rpc_method_handler
-    )
-    return factory(
-        bounded,
-        request_deserializer=handler.request_deserializer,
-        response_serializer=handler.response_serializer,
-    )
+    if handler.unary_unary is not None:
+        return grpc.stream_unary_rpc_method_handler(bounded, **options)
+    return grpc.stream_stream_rpc_method_handler(bounded, **options)
 
 
 class _BoundedReads(grpc.GenericRpcHandler):
-    """Another service's handlers (health's), each with `bounded_read`."""
+    """Another service's handlers (health's, reflection's), each with `bounded_read`."""
 
     def __init__(self, service: grpc.GenericRpcHandler, seconds: float) -> None:
         self._service = service
@@ -313,16 +333,19 @@ async def start_grpc(
     registered = _Registered()
     # Only the two registration methods are called on what stands in for the server.
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, cast(grpc.aio.Server, registered))
-    read = app.settings.request_read_seconds
-    health_handlers = [_BoundedReads(service, read) for service in registered.services]
-    handlers = (*service_handlers(app), *health_handlers, *extra_handlers)
     names = (*(s.full_name for s in SERVICES), health.SERVICE_NAME)
+    others = [*registered.services, *reflection.handlers(names)]
+    read = app.settings.request_read_seconds
+    handlers = (
+        *service_handlers(app),
+        *(_BoundedReads(service, read) for service in others),
+        *extra_handlers,
+    )
     servers: list[grpc.aio.Server] = []
     bound = port
     for _ in range(app.settings.grpc_servers):
         server = grpc.aio.server(options=server_options(app.settings), interceptors=interceptors)
         server.add_generic_rpc_handlers(handlers)
-        reflection.serve(server, names)
         address = f"{host}:{bound}"  # the first binds the port asked for, the rest its own
         if credentials is None:
             bound = server.add_insecure_port(address)

@@ -40,8 +40,8 @@ def _register_v1_descriptors() -> None:
     pool.Add(alpha)
 
 
-def serve(server: grpc.aio.Server, service_names: Iterable[str]) -> None:
-    """Serve reflection for `service_names` (and itself, in both versions) on `server`."""
+def handlers(service_names: Iterable[str]) -> list[grpc.GenericRpcHandler]:
+    """Reflection for `service_names` (and itself, in both versions)."""
     _register_v1_descriptors()
     names = (*service_names, reflection.SERVICE_NAME, V1_SERVICE)
     servicer = reflection.aio.ReflectionServicer(names)
@@ -50,9 +50,7 @@ def serve(server: grpc.aio.Server, service_names: Iterable[str]) -> None:
         request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
         response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
     )
-    server.add_generic_rpc_handlers(
-        [
-            grpc.method_handlers_generic_handler(name, {"ServerReflectionInfo": method})
-            for name in (reflection.SERVICE_NAME, V1_SERVICE)
-        ]
-    )
+    return [
+        grpc.method_handlers_generic_handler(name, {"ServerReflectionInfo": method})
+        for name in (reflection.SERVICE_NAME, V1_SERVICE)
+    ]

@@ -340,13 +340,16 @@ def half_sent(channel: grpc.Channel, method: str, sent: threading.Event) -> Call
     return GrpcClient._error(refused.value)
 
 
-@pytest.mark.parametrize(
-    "method", ["/genial.v1.GameService/GetGame", "/grpc.health.v1.Health/Check"]
-)
+UNARY = ["/genial.v1.GameService/GetGame", "/grpc.health.v1.Health/Check"]
+REFLECTION = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+
+
+@pytest.mark.parametrize("method", [*UNARY, REFLECTION])
 def test_a_grpc_call_whose_request_never_comes_is_ended(limited: Worker, method: str) -> None:
-    """grpc reads a unary request before any handler runs, for as long as the client takes:
-    such calls were held for good, 26 KB each, and kept their connection from ever being
-    idle. Now the request is due within `request_read_seconds` (1 s here)."""
+    """grpc reads a unary request before any handler runs, for as long as the client takes,
+    and a stream of requests (reflection's) waits as long as the client likes: such calls
+    were held for good, 26-29 KB each, and kept their connection from ever being idle. Now
+    each request is due within `request_read_seconds` (1 s here)."""
     sent = threading.Event()
     started = time.monotonic()
     with grpc.insecure_channel(f"127.0.0.1:{limited.grpc_port}") as channel:
@@ -354,13 +357,18 @@ def test_a_grpc_call_whose_request_never_comes_is_ended(limited: Worker, method:
             error = half_sent(channel, method, sent)
         finally:
             sent.set()
-        assert time.monotonic() - started < 5
-        assert (error.code, error.reason) == ("DEADLINE_EXCEEDED", "REQUEST_TIMEOUT"), error
-        # A call that ends without its request is refused as such.
-        call = channel.stream_unary(method)
+    assert time.monotonic() - started < 5
+    assert (error.code, error.reason) == ("DEADLINE_EXCEEDED", "REQUEST_TIMEOUT"), error
+
+
+@pytest.mark.parametrize("method", UNARY)
+def test_a_unary_grpc_call_without_its_request_is_refused(limited: Worker, method: str) -> None:
+    with grpc.insecure_channel(f"127.0.0.1:{limited.grpc_port}") as channel:
+        call = channel.stream_unary(method)  # the same bytes as a unary call's, less the request
         with pytest.raises(grpc.RpcError) as ended:
             call(iter(()), timeout=10)
-        assert GrpcClient._error(ended.value).code == "INVALID_ARGUMENT"
+    refusal = GrpcClient._error(ended.value)
+    assert (refusal.code, refusal.reason) == ("INVALID_ARGUMENT", "BAD_REQUEST"), refusal
 
 
 def test_an_idle_grpc_connection_is_closed_within_the_idle_seconds() -> None:

@@ -168,6 +168,9 @@ def start_http(
         port=port,
         http=protocol_for(settings),
         lifespan="off",
+        # No route speaks WebSocket: an Upgrade request is a plain request, whose answer
+        # comes through the guards above, never a handshake outside them.
+        ws="none",
         log_config=None,
         access_log=False,
         # The client's address is worked out from X-Forwarded-For by the service itself,

@@ -172,6 +172,18 @@ def test_half_sent_requests_are_closed(limited: Worker) -> None:
     assert time.monotonic() - start < 4  # request_read_seconds is 1 here
 
 
+def test_a_websocket_upgrade_is_a_plain_request(limited: Worker) -> None:
+    """No route speaks WebSocket: the handshake was answered by uvicorn's WebSocket protocol
+    (403, outside the request guards); now the request is served as any other."""
+    with socket.create_connection(("127.0.0.1", limited.http_port), timeout=10) as sock:
+        sock.sendall(
+            b"GET /v1/games/AAAAAAAAAAAAAAAA HTTP/1.1\r\nhost: x\r\nupgrade: websocket\r\n"
+            b"connection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            b"sec-websocket-version: 13\r\n\r\n"
+        )
+        assert answers(sock, 1) == [404]  # the API's answer: no such game
+
+
 def answers(sock: socket.socket, count: int) -> list[int]:
     """The statuses of the first `count` answers on a connection (fewer if it closes)."""
     sock.settimeout(10)

@@ -142,8 +142,11 @@ def bounded_read(
             request = await _request_in_time(context, seconds)
         except ApiError as err:
             await _refuse(context, err)
-        if request is grpc.aio.EOF:
-            ended = ApiError(Reason.BAD_REQUEST, "the call ended without its request")
+        if request is grpc.aio.EOF:  # grpc alone waited for a status that never came
+            # Also where grpc refused a request over the size limit, and answered it itself.
+            ended = ApiError(
+                Reason.BAD_REQUEST, "the call ended without a request (or a whole one)"
+            )
             await _refuse(context, ended)
         return await call(request, context)
 

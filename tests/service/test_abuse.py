@@ -375,6 +375,8 @@ def test_a_grpc_call_whose_request_never_comes_is_ended(limited: Worker, method:
 
 @pytest.mark.parametrize("method", UNARY)
 def test_a_unary_grpc_call_without_its_request_is_refused(limited: Worker, method: str) -> None:
+    """grpc alone never answered a call that ended without its request: the client waited
+    for its deadline, or for ever without one."""
     with grpc.insecure_channel(f"127.0.0.1:{limited.grpc_port}") as channel:
         call = channel.stream_unary(method)  # the same bytes as a unary call's, less the request
         with pytest.raises(grpc.RpcError) as ended:

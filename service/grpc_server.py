@@ -18,7 +18,7 @@ from grpc_status import rpc_status
 from . import reflection
 from .app import GameApp
 from .errors import DOMAIN, RETRY_AFTER, ApiError, Reason
-from .invoke import SERVICES, Endpoint, endpoints, message_class, refused
+from .invoke import SERVICES, Endpoint, Gate, endpoints, message_class, refused
 from .settings import Settings
 
 
@@ -155,24 +155,56 @@ def bounded_read(
     return grpc.stream_stream_rpc_method_handler(bounded, **options)
 
 
-class _BoundedReads(grpc.GenericRpcHandler):
-    """Another service's handlers (health's, reflection's), each with `bounded_read`."""
+def _counted(
+    handler: grpc.RpcMethodHandler[Any, Any], gate: Gate
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """`handler`'s streams (health's Watch) counted with the API's watches, per client
+    address and in all (`StreamSlots`): such a stream may rightly say nothing for hours, so
+    only their number bounds what they hold."""
+    watch = cast(Behavior, handler.unary_stream)
 
-    def __init__(self, service: grpc.GenericRpcHandler, seconds: float) -> None:
+    async def counted(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        metadata = context.invocation_metadata()
+        forwarded = metadata_value(metadata, "x-forwarded-for")
+        try:
+            address = gate.addresses.client(peer_address(context.peer()), forwarded)
+            gate.streams.take(address)
+        except ApiError as err:
+            await _refuse(context, err)
+        try:
+            return await watch(request, context)
+        finally:
+            gate.streams.give_back(address)
+
+    return grpc.unary_stream_rpc_method_handler(
+        counted,
+        request_deserializer=handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )
+
+
+class _Guarded(grpc.GenericRpcHandler):
+    """Another service's handlers (health's, reflection's), each request due in time
+    (`bounded_read`), each stream of answers to a unary request counted (`_counted`)."""
+
+    def __init__(self, service: grpc.GenericRpcHandler, seconds: float, gate: Gate) -> None:
         self._service = service
         self._seconds = seconds
-        self._bounded: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+        self._gate = gate
+        self._guarded: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
 
     def service(
         self, handler_call_details: grpc.HandlerCallDetails
     ) -> grpc.RpcMethodHandler[Any, Any] | None:
         method = handler_call_details.method
-        if method not in self._bounded:
+        if method not in self._guarded:
             handler = self._service.service(handler_call_details)
             if handler is None:
                 return None
-            self._bounded[method] = bounded_read(handler, self._seconds)
-        return self._bounded[method]
+            if handler.unary_stream is not None:
+                handler = _counted(handler, self._gate)
+            self._guarded[method] = bounded_read(handler, self._seconds)
+        return self._guarded[method]
 
 
 class _Registered:
@@ -341,7 +373,7 @@ async def start_grpc(
     read = app.settings.request_read_seconds
     handlers = (
         *service_handlers(app),
-        *(_BoundedReads(service, read) for service in others),
+        *(_Guarded(service, read, app.gate) for service in others),
         *extra_handlers,
     )
     servers: list[grpc.aio.Server] = []

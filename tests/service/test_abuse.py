@@ -28,6 +28,8 @@ from tests.service.conftest import Worker, start_worker, stop_worker
 from tests.service.scenarios import KINDS, open_table
 from tests.service.sockets import ESTABLISHED, sockets
 
+SERVING = health_pb2.HealthCheckResponse.SERVING
+
 
 def worker_with_redis(tmp: Path, *flags: str) -> Iterator[Worker]:
     """A worker on a Redis of its own (quotas count per address, all workers together)."""
@@ -304,23 +306,31 @@ def test_the_lobby_lists_no_expired_game_and_no_empty_page(quick_expiry: Worker)
 
 
 def test_watch_streams_are_bounded_per_address(redis_url: str) -> None:
+    """Games' watches and health's (which may rightly say nothing for hours) together."""
     worker = start_worker(redis_url, "--max-streams-per-address", "3")
     try:
         client = GrpcClient(worker.grpc_port)
         game = open_table(client, "dice", 2)
         channel = grpc.insecure_channel(f"127.0.0.1:{worker.grpc_port}")
         stub = api_grpc.GameServiceStub(channel)
-        open_ones = [stub.WatchGame(api.WatchGameRequest(game_id=game.game_id)) for _ in range(3)]
+        health = health_pb2_grpc.HealthStub(channel)
+        open_ones = [stub.WatchGame(api.WatchGameRequest(game_id=game.game_id)) for _ in range(2)]
+        open_ones.append(health.Watch(health_pb2.HealthCheckRequest()))
         for call in open_ones:
             next(call)  # each is open
-        with pytest.raises(grpc.RpcError) as refused:
-            next(stub.WatchGame(api.WatchGameRequest(game_id=game.game_id)))
-        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert "TOO_MANY_STREAMS" in str(refused.value.trailing_metadata())
+        for one_more in (
+            lambda: stub.WatchGame(api.WatchGameRequest(game_id=game.game_id)),
+            lambda: health.Watch(health_pb2.HealthCheckRequest()),
+        ):
+            with pytest.raises(grpc.RpcError) as refused:
+                next(one_more())
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "TOO_MANY_STREAMS" in str(refused.value.trailing_metadata())
         for call in open_ones:
             call.cancel()
         time.sleep(0.5)
         assert next(stub.WatchGame(api.WatchGameRequest(game_id=game.game_id))).events
+        assert next(health.Watch(health_pb2.HealthCheckRequest())).status == SERVING
         channel.close()
         client.close()
     finally:
@@ -416,7 +426,7 @@ def test_an_idle_grpc_connection_is_closed_within_the_idle_seconds() -> None:
         assert closed_after is not None
         assert closed_after < idle + 1.5, closed_after
         assert sockets(worker.grpc_port, ESTABLISHED) == 2  # the busy one and the watch
-        assert background.Check(check, timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+        assert background.Check(check, timeout=5).status == SERVING
         watch.cancel()
     finally:
         for channel in channels:

@@ -106,12 +106,14 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def _refuse(self, status: int) -> None:
         """Answer `status` (if no answer has begun) and close the connection."""
+        # A connection that never sent a byte (a browser's spare, mostly) is no refusal.
+        begun = self._head_bytes > 0 or self.cycle is not None
         self._cancel_read_timer()
         self._in_head = False  # nothing more is read
         if self.transport.is_closing():
             return
         if self.cycle is None or self.cycle.response_complete or not self.cycle.response_started:
-            self.transport.write(_answer(status, self.request_read_seconds))
+            self.transport.write(_answer(status, self.request_read_seconds, begun))
         self.transport.close()
 
     def _drop(self) -> None:
@@ -120,11 +122,11 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self.transport.abort()
 
 
-def _answer(status: int, read_seconds: float) -> bytes:
+def _answer(status: int, read_seconds: float, begun: bool) -> bytes:
     """A refusal before any route: a late request's in the API's error shape (and counted as
-    the API's are), a head too large's empty."""
+    the API's are), a head too large's and a silent connection's empty."""
     body, head = b"", b""
-    if status == 408:
+    if status == 408 and begun:
         late = ApiError(
             Reason.REQUEST_TIMEOUT, f"the request did not come whole within {read_seconds:g} s"
         )

@@ -170,7 +170,10 @@ def test_half_sent_requests_are_closed(limited: Worker) -> None:
         sock.close()
         head, _, error = answer.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 408 "), answer
-        assert json.loads(error)["error"]["reason"] == "REQUEST_TIMEOUT", answer
+        if sock is held[1]:  # sent nothing (a browser's spare connection): no refusal
+            assert error == b"", answer
+        else:
+            assert json.loads(error)["error"]["reason"] == "REQUEST_TIMEOUT", answer
     assert time.monotonic() - start < 4  # request_read_seconds is 1 here
 
 

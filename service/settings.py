@@ -154,7 +154,11 @@ class Settings:
         default=16 * 1024, metadata=_doc("largest request head (HTTP) or metadata (gRPC)")
     )
     request_read_seconds: float = field(
-        default=10.0, metadata=_doc("seconds a client has to send a whole HTTP request")
+        default=10.0,
+        metadata=_doc(
+            "seconds a client has to send a whole request (HTTP), handshake or request "
+            "message (gRPC)"
+        ),
     )
     write_stall_seconds: float = field(
         default=30.0,

@@ -164,17 +164,13 @@ def _counted(
     watch = cast(Behavior, handler.unary_stream)
 
     async def counted(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        metadata = context.invocation_metadata()
-        forwarded = metadata_value(metadata, "x-forwarded-for")
+        forwarded = metadata_value(context.invocation_metadata(), "x-forwarded-for")
+        address = gate.addresses.client(peer_address(context.peer()), forwarded)
         try:
-            address = gate.addresses.client(peer_address(context.peer()), forwarded)
-            gate.streams.take(address)
+            with gate.streams.held(address):
+                return await watch(request, context)
         except ApiError as err:
             await _refuse(context, err)
-        try:
-            return await watch(request, context)
-        finally:
-            gate.streams.give_back(address)
 
     return grpc.unary_stream_rpc_method_handler(
         counted,

@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,11 +120,21 @@ class StreamSlots:
         self.open += 1
         self._by_address[address] += 1
 
-    def give_back(self, address: str | None) -> None:
+    def _give_back(self, address: str | None) -> None:
         self.open -= 1
         self._by_address[address] -= 1
         if not self._by_address[address]:
             del self._by_address[address]
+
+    @contextmanager
+    def held(self, address: str | None) -> Iterator[None]:
+        """A slot for `address` while the block runs (`ApiError` TOO_MANY_STREAMS if none
+        is free): every stream that may stay open for long takes one this way."""
+        self.take(address)
+        try:
+            yield
+        finally:
+            self._give_back(address)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,18 +199,15 @@ class Endpoint:
         address = self.gate.addresses.client(peer, forwarded)
         try:
             caller = await self._admit(authorization, address)
-            self.gate.streams.take(address)
+            with self.gate.streams.held(address):
+                self._open_streams.inc()
+                try:
+                    async for answer in self._stream(await decode(), caller):
+                        yield answer
+                finally:
+                    self._open_streams.dec()
         except Exception as exc:
             raise self.refused(exc) from None
-        self._open_streams.inc()
-        try:
-            async for answer in self._stream(await decode(), caller):
-                yield answer
-        except Exception as exc:
-            raise self.refused(exc) from None
-        finally:
-            self._open_streams.dec()
-            self.gate.streams.give_back(address)
 
 
 def endpoints(

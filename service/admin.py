@@ -15,10 +15,11 @@ import msgspec
 from litestar import Litestar, Request, Response, get
 from litestar.exceptions import MethodNotAllowedException, NotFoundException
 from litestar.types import ASGIApp
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from .errors import ApiError, Reason, error_body
 from .health import StoreHealth
+from .metrics import Exposition
 
 log = logging.getLogger("genial.admin")
 
@@ -43,9 +44,11 @@ def create_admin_app(health: StoreHealth, draining: asyncio.Event) -> ASGIApp:
             return Response(msgspec.json.encode({"status": why}), media_type=JSON)
         return _refusal(ApiError(Reason.STORE_UNAVAILABLE, why))
 
+    exposition = Exposition()
+
     @get("/metrics")
     async def metrics() -> Response[bytes]:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+        return Response(await exposition.render(), media_type=CONTENT_TYPE_LATEST)
 
     return Litestar(
         [healthz, readyz, metrics],

@@ -9,9 +9,24 @@ process_resident_memory_bytes), registered with the default registry.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+)
+from prometheus_client.openmetrics import exposition as openmetrics
+from prometheus_client.samples import Sample
+from prometheus_client.utils import floatToGoString
+
+# A `_created` series for every counter and histogram (when its labels were first seen) is
+# one more series to store in Prometheus for each, and nothing here reads it.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 REDIS_ERROR_KINDS = ("timeout", "oom", "connection", "other")
@@ -150,3 +165,86 @@ class Metrics:
 
 
 METRICS = Metrics()
+
+
+_PROMETHEUS_TYPES = {"info": "gauge", "stateset": "gauge", "gaugehistogram": "histogram"}
+_OPENMETRICS_SUFFIXES = ("_created", "_gsum", "_gcount")
+"""Samples that the Prometheus text format carries as gauges of their own, after the rest."""
+_SAMPLES_A_TURN = 200
+"""Samples written between two turns of the loop: about half a millisecond."""
+_MOST_SERIES = 10_000
+"""Series whose escaped name and labels are kept; the label values are all from closed sets
+(RPCs, reasons, kinds), so a worker has about 200."""
+
+
+class Exposition:
+    """A registry in Prometheus's text format, byte for byte as `generate_latest` writes it,
+    without stopping the worker's calls for all of it: a worker's ~1,000 samples took 7-15 ms
+    at once under load (the loop stopped, every call in flight waiting, at every scrape).
+    The loop gets a turn after each metric family and every `_SAMPLES_A_TURN` samples (the
+    longest stop is now the largest family's collection, 2-3 ms), and each series' name and
+    labels are escaped once per process rather than at every scrape (a third of the cost)."""
+
+    def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
+        self._registry = registry
+        self._series: dict[tuple[str, tuple[tuple[str, str], ...]], str] = {}
+
+    async def render(self) -> bytes:
+        output: list[str] = []
+        for metric in self._registry.collect():
+            name, kind = metric.name, metric.type
+            if kind == "counter":
+                name += "_total"
+            elif kind == "info":
+                name += "_info"
+            kind = _PROMETHEUS_TYPES.get(kind, "untyped" if kind == "unknown" else kind)
+            help_text = metric.documentation.replace("\\", r"\\").replace("\n", r"\n")
+            output.append(self._header(name, help_text, kind))
+            own: dict[str, list[str]] = {}
+            for written, sample in enumerate(metric.samples, 1):
+                if not written % _SAMPLES_A_TURN:
+                    await asyncio.sleep(0)
+                line = self._line(sample)
+                suffix = sample.name[len(metric.name) :]
+                if suffix in _OPENMETRICS_SUFFIXES and sample.name.startswith(metric.name):
+                    own.setdefault(suffix, []).append(line)
+                else:
+                    output.append(line)
+            for suffix, lines in sorted(own.items()):
+                output.append(self._header(metric.name + suffix, help_text, "gauge"))
+                output += lines
+            await asyncio.sleep(0)
+        return "".join(output).encode()
+
+    @staticmethod
+    def _header(name: str, help_text: str, kind: str) -> str:
+        escaped = openmetrics.escape_metric_name(name, openmetrics.UNDERSCORES)
+        return f"# HELP {escaped} {help_text}\n# TYPE {escaped} {kind}\n"
+
+    def _line(self, sample: Sample) -> str:
+        key = (sample.name, tuple(sorted(sample.labels.items())))
+        series = self._series.get(key)
+        if series is None:
+            series = self._series[key] = self._escaped(*key)
+            if len(self._series) > _MOST_SERIES:
+                self._series.clear()
+        at = "" if sample.timestamp is None else f" {int(float(sample.timestamp) * 1000):d}"
+        value: str = floatToGoString(sample.value)  # type: ignore[no-untyped-call]
+        return f"{series} {value}{at}\n"
+
+    @staticmethod
+    def _escaped(name: str, labels: tuple[tuple[str, str], ...]) -> str:
+        pairs = ",".join(
+            f'{_escaped_label(label)}="{_escaped_value(value)}"' for label, value in labels
+        )
+        escaped = openmetrics.escape_metric_name(name, openmetrics.UNDERSCORES)
+        return f"{escaped}{{{pairs}}}" if pairs else escaped
+
+
+def _escaped_label(label: str) -> str:
+    return openmetrics.escape_label_name(label, openmetrics.UNDERSCORES)
+
+
+def _escaped_value(value: str) -> str:
+    """A label value as the text format writes it: backslash, newline and quote escaped."""
+    return value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r"\"")

@@ -19,7 +19,8 @@ from typing import Any
 
 import uvicorn
 from litestar.types import ASGIApp
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn._types import ASGI3Application
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
 from .errors import ApiError, Reason, error_body
 from .invoke import refused
@@ -43,6 +44,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._head_bytes = 0
         self._read_timer: asyncio.TimerHandle | None = None
         self._stall_timer: asyncio.TimerHandle | None = None
+        self._running: RequestResponseCycle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -88,11 +90,22 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             self._stall_timer.cancel()
             self._stall_timer = None
 
+    def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
+        self._running = cycle
+        super()._start_asgi_task(cycle, app)
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_read_timer()
         if self._stall_timer is not None:
             self._stall_timer.cancel()
             self._stall_timer = None
+        # uvicorn tells only the newest request's cycle that the client left; with requests
+        # pipelined behind it, that is a queued one, and the running one wrote its answer to
+        # the closed connection: a RuntimeError, logged at ERROR with its traceback.
+        running = self._running
+        if running is not None and not running.response_complete:
+            running.disconnected = True
+            running.message_event.set()
         super().connection_lost(exc)
 
     def _arm_read_timer(self) -> None:

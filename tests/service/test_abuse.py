@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -435,3 +436,28 @@ def test_an_idle_grpc_connection_is_closed_within_the_idle_seconds() -> None:
         for channel in channels:
             channel.close()
         stop_worker(worker)
+
+
+def test_a_client_that_leaves_pipelined_requests_logs_no_error(tmp_path: Path) -> None:
+    """A client that pipelines requests and hangs up while the first is being answered: its
+    answer was written to the closed connection (uvicorn told only the queued request that
+    the client had gone), an ERROR line with a traceback each time."""
+    log = tmp_path / "worker.log"
+    worker = start_worker(log=log)
+    try:
+        head = b"GET /metrics HTTP/1.1\r\nhost: genial\r\n\r\n"  # answered in slices
+        for _ in range(20):
+            with socket.create_connection(("127.0.0.1", worker.admin_port), timeout=10) as conn:
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                conn.sendall(head * 4)
+                first = conn.makefile("rb")
+                length = 0
+                while (line := first.readline()) != b"\r\n":
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                first.read(length)  # the first answer whole: the second is being written
+        assert httpx.get(f"{worker.admin_url}/healthz", timeout=10).status_code == 200
+    finally:
+        stop_worker(worker)
+    errors = [line for line in log.read_text().splitlines() if '"ERROR"' in line]
+    assert not errors, errors[0][:500]

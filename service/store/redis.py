@@ -291,7 +291,7 @@ class RedisStore(RedisPlayers, RedisOutbox, RedisMatches, RedisShared):
             timeout=timeout,
             resolve=master,
         )
-        return cls(client, link, RedisLogChanges(subscriber), wait, codec)
+        return cls(client, link, RedisLogChanges(subscriber, timeout), wait, codec)
 
     @property
     def generation(self) -> int:

@@ -6,6 +6,11 @@ not a Redis connection.
 Messages are lost while the connection is down: after a reconnect every watcher is woken
 to read its game's log again. On Redis Cluster the connection goes to the URL's node, which
 hears every node's messages (classic Pub/Sub is broadcast over the cluster bus).
+
+Subscriptions are sent one at a time: redis-py's `PubSub` opens its connection on the first
+command without a lock, so first subscriptions sent at once (a worker's first watches, after
+a deploy) each opened a connection of their own, and only the last was listened to: the
+watches of the others waited for their confirmation forever.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .base import Follower
 from .follow import Wakeups
@@ -43,39 +49,73 @@ found by the PINGs of health_check_interval and TCP keep-alive."""
 
 
 class RedisLogChanges:
-    def __init__(self, client: aioredis.Redis) -> None:
-        """`client`: made with `SUBSCRIBER_OPTIONS`."""
+    def __init__(self, client: aioredis.Redis, timeout: float) -> None:
+        """`client`: made with `SUBSCRIBER_OPTIONS`; `timeout`: the longest a follower waits
+        for its subscription to be confirmed."""
         self._client = client
+        self._timeout = timeout
         self._pubsub: Any = None
         self._wakeups = Wakeups(on_last=self._forget)
         self._subscribed: dict[str, asyncio.Future[None]] = {}
+        self._subscribing: set[asyncio.Task[None]] = set()
+        self._sending = asyncio.Lock()
+        """Held by whatever writes to the subscription's connection or opens it."""
         self._leaving: set[str] = set()
         self._listener: asyncio.Task[None] | None = None
 
     @classmethod
     def from_url(cls, url: str, timeout: float) -> RedisLogChanges:
-        return cls(aioredis.from_url(url, socket_connect_timeout=timeout, **SUBSCRIBER_OPTIONS))
+        client = aioredis.from_url(url, socket_connect_timeout=timeout, **SUBSCRIBER_OPTIONS)
+        return cls(client, timeout)
 
     async def follow(self, game_id: str) -> Follower:
         """A follower of `game_id`, once this worker's subscription to it is confirmed (so no
-        write made after this returns can go unheard)."""
+        write made after this returns can go unheard). A subscription not confirmed within
+        the timeout is a `RedisTimeoutError`, and the next follower subscribes again."""
         follower = self._wakeups.follow(game_id)
         channel = channel_of(game_id)
         self._leaving.discard(channel)
+        confirmed = self._subscribed.get(channel)
+        if confirmed is None:
+            confirmed = self._subscribed[channel] = asyncio.get_running_loop().create_future()
+            # A task of its own: a caller gone meanwhile does not leave the subscription
+            # half sent, with other followers waiting on it.
+            task = asyncio.create_task(self._subscribe(channel, confirmed))
+            self._subscribing.add(task)
+            task.add_done_callback(self._subscribing.discard)
         try:
-            confirmed = self._subscribed.get(channel)
-            if confirmed is None:
-                confirmed = self._subscribed[channel] = asyncio.get_running_loop().create_future()
-                if self._pubsub is None:
-                    self._pubsub = self._client.pubsub()
-                await self._pubsub.subscribe(channel)
-                if self._listener is None:  # it reads the connection subscribe opened
-                    self._listener = asyncio.create_task(self._listen())
-            await asyncio.shield(confirmed)
+            async with asyncio.timeout(self._timeout):
+                await asyncio.shield(confirmed)
+        except TimeoutError:
+            follower.close()
+            self._give_up(channel, confirmed)
+            raise RedisTimeoutError(
+                f"Redis did not confirm a subscription within {self._timeout:g} s"
+            ) from None
         except BaseException:
             follower.close()
             raise
         return follower
+
+    async def _subscribe(self, channel: str, confirmed: asyncio.Future[None]) -> None:
+        try:
+            async with self._sending, asyncio.timeout(self._timeout):
+                if self._pubsub is None:
+                    self._pubsub = self._client.pubsub()
+                await self._pubsub.subscribe(channel)
+        except (RedisError, OSError) as err:  # OSError: TimeoutError too
+            self._give_up(channel, confirmed)
+            if not confirmed.done():
+                confirmed.set_exception(err)
+                confirmed.exception()  # retrieved: its followers may have gone
+            return
+        if self._listener is None:  # it reads the connection subscribe opened
+            self._listener = asyncio.create_task(self._listen())
+
+    def _give_up(self, channel: str, confirmed: asyncio.Future[None]) -> None:
+        """Forget a subscription that failed, so that the next follower sends it again."""
+        if self._subscribed.get(channel) is confirmed and not confirmed.done():
+            del self._subscribed[channel]
 
     def _forget(self, game_id: str) -> None:
         self._leaving.add(channel_of(game_id))
@@ -93,8 +133,9 @@ class RedisLogChanges:
                 log.warning("watch subscriptions: %s; again in %s s", type(err).__name__, wait)
                 await asyncio.sleep(wait)
                 with contextlib.suppress(RedisError, OSError):
-                    # Subscribes again to every channel it had (redis-py's on_connect).
-                    await self._pubsub.connect()
+                    async with self._sending:
+                        # Subscribes again to every channel it had (redis-py's on_connect).
+                        await self._pubsub.connect()
                 # Messages were lost meanwhile: every watcher reads its log again.
                 self._wakeups.wake_all()
                 continue
@@ -108,10 +149,13 @@ class RedisLogChanges:
                 confirmed = self._subscribed.get(channel)
                 if confirmed is not None and not confirmed.done():
                     confirmed.set_result(None)
+                elif confirmed is None and game_id not in self._wakeups.games:
+                    self._leaving.add(channel)  # sent for a follower gone since
             elif game_id in self._wakeups.games:
                 # A follower came back while its channel was being left: stay on it.
                 with contextlib.suppress(RedisError, OSError):
-                    await self._pubsub.subscribe(channel)
+                    async with self._sending:
+                        await self._pubsub.subscribe(channel)
 
     async def _leave(self) -> None:
         """Unsubscribe from games nobody here follows any more."""
@@ -120,7 +164,8 @@ class RedisLogChanges:
         channels, self._leaving = self._leaving, set()
         for channel in channels:
             self._subscribed.pop(channel, None)
-        await self._pubsub.unsubscribe(*channels)
+        async with self._sending:
+            await self._pubsub.unsubscribe(*channels)
 
     @property
     def client(self) -> aioredis.Redis:
@@ -131,6 +176,8 @@ class RedisLogChanges:
         return len(self._wakeups.games)
 
     async def close(self) -> None:
+        for task in list(self._subscribing):
+            task.cancel()
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError, RedisError, OSError):

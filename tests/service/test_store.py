@@ -159,6 +159,50 @@ async def test_a_follower_is_woken_by_a_write_of_its_game(store: GameStore) -> N
         follower.close()
 
 
+async def test_first_follows_at_once_share_one_confirmed_subscription(redis_url: str) -> None:
+    """A worker's first watches, sent at once (clients back after a deploy): each is
+    confirmed and woken, over one subscription connection (redis-py's PubSub opened one a
+    concurrent first subscribe and listened to the last: the others waited forever)."""
+    store = RedisStore.from_url(redis_url)
+    games = [gid() for _ in range(20)]
+    for g in games:
+        await store.create(g, Record(b"s0", b"m0", 0, 0), (), 0)
+    followers = await asyncio.wait_for(asyncio.gather(*(store.follow(g) for g in games)), 10)
+    admin = redis.Redis.from_url(redis_url)
+    mine = [c for c in admin.client_list() if "P" in c["flags"] and int(c["sub"]) == len(games)]
+    assert len(mine) == 1, "one subscription connection, with every game"
+    waits = [asyncio.create_task(f.wait(5)) for f in followers]
+    for g in games:
+        await store.write(g, move(0, 1))
+    assert all(await asyncio.gather(*waits))
+    for f in followers:
+        f.close()
+    admin.close()
+    await store.close()
+
+
+async def test_a_subscription_redis_does_not_confirm_fails_in_time(redis_url: str) -> None:
+    """A follow whose subscription Redis leaves unanswered is an error within the store's
+    timeout, not a wait without end; once Redis answers, the next follow of the game works."""
+    store = RedisStore.from_url(redis_url, timeout=0.5)
+    game = gid()
+    await store.create(game, Record(b"s0", b"m0", 0, 0), (), 0)
+    admin = redis.Redis.from_url(redis_url)
+    admin.execute_command("CLIENT", "PAUSE", 2000, "ALL")
+    started = time.monotonic()
+    with pytest.raises(redis.exceptions.TimeoutError):
+        await store.follow(game)
+    assert time.monotonic() - started < 1.5, "before Redis answers again"
+    await asyncio.sleep(2.5 - (time.monotonic() - started))
+    follower = await asyncio.wait_for(store.follow(game), 5)
+    waiter = asyncio.create_task(follower.wait(5))
+    await store.write(game, move(0, 1))
+    assert await waiter
+    follower.close()
+    admin.close()
+    await store.close()
+
+
 async def test_games_expire(store: GameStore) -> None:
     game = gid()
     await store.create(game, Record(b"s0", b"m0", 0, 0), (), ttl=0.3)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
+import threading
 from collections import defaultdict
 from collections.abc import Iterator
 
@@ -12,12 +13,14 @@ import pytest
 from genial.service import convert
 from genial.v1 import game_service_pb2 as api
 from genial.v1 import types_pb2 as types
-from tests.service.clients import CallError, GrpcClient, whole_history
+from tests.service.clients import ApiClient, CallError, GrpcClient, RestClient, whole_history
 from tests.service.conftest import Worker, start_worker, stop_worker
 from tests.service.scenarios import Table, open_table, play_to_the_end, replay_history
 
 PROCESSES = 4
 ATTEMPTS = 60
+HERD = 40
+"""Watches opened at once on a fresh worker."""
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +141,56 @@ def test_a_worker_whose_kept_record_is_old_decides_on_the_game_as_it_is(
     assert [e.version for e in history.entries] == [1, 2, 3, 4, 5]
     first.close()
     second.close()
+
+
+def test_a_fresh_workers_first_watches_at_once_each_hear_their_game(
+    redis_url: str, redis_worker: Worker
+) -> None:
+    """Clients back after a deploy: watches of 40 games opened at once, over gRPC and SSE, on a
+    worker that has watched nothing yet, each answer at once and hear their game's next move
+    (a worker's first subscriptions sent at once left some games' watches silent for ever)."""
+    mover = GrpcClient(redis_worker.grpc_port)
+    tables = [open_table(mover, "dice", 2) for _ in range(HERD)]
+    fresh = start_worker(redis_url)
+    opened, heard = threading.Semaphore(0), threading.Semaphore(0)
+    start = threading.Barrier(HERD)
+    failures: list[str] = []
+
+    def watch(number: int, table: Table) -> None:
+        client: ApiClient = (GrpcClient if number % 2 else RestClient)(
+            fresh.grpc_port if number % 2 else fresh.http_port
+        )
+        start.wait()
+        try:
+            for answer in client.watch(api.WatchGameRequest(game_id=table.game_id), None, 30):
+                if answer.version == 0 and not answer.keep_alive and answer.events:
+                    opened.release()  # its joins: followed
+                if answer.version >= 1:
+                    heard.release()
+                    return
+        except Exception as exc:
+            failures.append(f"{table.game_id}: {exc!r}")
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=watch, args=(n, t)) for n, t in enumerate(tables)]
+    try:
+        for thread in threads:
+            thread.start()
+        assert all(opened.acquire(timeout=15) for _ in tables), "every watch answers"
+        for table in tables:
+            view = mover.call("GetGame", api.GetGameRequest(game_id=table.game_id)).view
+            token = table.tokens[view.to_move]
+            legal = mover.call(
+                "ListLegalMoves", api.ListLegalMovesRequest(game_id=table.game_id), token
+            )
+            mover.call(
+                "MakeMove", api.MakeMoveRequest(game_id=table.game_id, move=legal.moves[0]), token
+            )
+        assert all(heard.acquire(timeout=15) for _ in tables), "every watch hears its move"
+        assert not failures, failures
+    finally:
+        for thread in threads:
+            thread.join(30)
+        stop_worker(fresh)
+        mover.close()

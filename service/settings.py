@@ -145,7 +145,12 @@ class Settings:
         default=20_000, metadata=_doc("watch streams one worker serves at once")
     )
     max_streams_per_address: int = field(
-        default=64, metadata=_doc("watch streams one client address may hold on one worker")
+        default=64,
+        metadata=_doc(
+            "watch streams one client address may hold on one worker; keep it under "
+            "max_streams_per_connection, or a client's calls on a connection its watches "
+            "fill wait for one to end (grpc's channels to one target share a connection)"
+        ),
     )
     max_streams_per_connection: int = field(
         default=100, metadata=_doc("concurrent gRPC streams on one connection")

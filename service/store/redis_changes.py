@@ -10,7 +10,7 @@ hears every node's messages (classic Pub/Sub is broadcast over the cluster bus).
 Subscriptions are sent one at a time: redis-py's `PubSub` opens its connection on the first
 command without a lock, so first subscriptions sent at once (a worker's first watches, after
 a deploy) each opened a connection of their own, and only the last was listened to: the
-watches of the others waited for their confirmation forever.
+watches of the others waited for their confirmation for ever.
 """
 
 from __future__ import annotations

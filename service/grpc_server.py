@@ -94,11 +94,17 @@ async def _request_in_time(context: grpc.aio.ServicerContext[Any, Any], seconds:
         ) from None
 
 
+Admit = Callable[[grpc.aio.ServicerContext[Any, Any]], None]
+"""Counts a request read, or refuses it with `ApiError` (a rate limit)."""
+
+
 async def _requests_in_time(
-    context: grpc.aio.ServicerContext[Any, Any], seconds: float
+    context: grpc.aio.ServicerContext[Any, Any], seconds: float, admit: Admit | None
 ) -> AsyncIterator[Any]:
     """A stream's requests, each due within `seconds` of the handler asking for it."""
     while (request := await _request_in_time(context, seconds)) is not grpc.aio.EOF:
+        if admit is not None:
+            admit(context)
         yield request
 
 
@@ -108,7 +114,7 @@ async def _refuse(context: grpc.aio.ServicerContext[Any, Any], err: ApiError) ->
 
 
 def bounded_read(
-    handler: grpc.RpcMethodHandler[Any, Any], seconds: float
+    handler: grpc.RpcMethodHandler[Any, Any], seconds: float, admit: Admit | None = None
 ) -> grpc.RpcMethodHandler[Any, Any]:
     """`handler`, each request it reads due within `seconds` (DEADLINE_EXCEEDED,
     `REQUEST_TIMEOUT`, after that): a unary call's from the call's start, a stream's each
@@ -116,7 +122,8 @@ def bounded_read(
     for as long as the client takes, and a stream of requests waits as long as the client
     likes: a call whose message never came held its memory (26-29 KB) and kept its
     connection from ever being idle. So every handler is served as one that streams
-    requests and reads them itself: the same bytes on the wire."""
+    requests and reads them itself: the same bytes on the wire. With `admit`, each request
+    read is counted by it first."""
     options: dict[str, Any] = {
         "request_deserializer": handler.request_deserializer,
         "response_serializer": handler.response_serializer,
@@ -126,7 +133,7 @@ def bounded_read(
 
         async def paced(_requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             try:
-                async for answer in answers(_requests_in_time(context, seconds), context):
+                async for answer in answers(_requests_in_time(context, seconds, admit), context):
                     yield answer
             except ApiError as err:
                 await _refuse(context, err)
@@ -140,6 +147,8 @@ def bounded_read(
     async def bounded(_requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         try:
             request = await _request_in_time(context, seconds)
+            if admit is not None and request is not grpc.aio.EOF:
+                admit(context)
         except ApiError as err:
             await _refuse(context, err)
         if request is grpc.aio.EOF:  # grpc alone waited for a status that never came
@@ -164,10 +173,8 @@ def _counted(
     watch = cast(Behavior, handler.unary_stream)
 
     async def counted(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        forwarded = metadata_value(context.invocation_metadata(), "x-forwarded-for")
-        address = gate.addresses.client(peer_address(context.peer()), forwarded)
         try:
-            with gate.streams.held(address):
+            with gate.streams.held(_client_address(context, gate)):
                 return await watch(request, context)
         except ApiError as err:
             await _refuse(context, err)
@@ -179,9 +186,16 @@ def _counted(
     )
 
 
+def _client_address(context: grpc.aio.ServicerContext[Any, Any], gate: Gate) -> str | None:
+    forwarded = metadata_value(context.invocation_metadata(), "x-forwarded-for")
+    return gate.addresses.client(peer_address(context.peer()), forwarded)
+
+
 class _Guarded(grpc.GenericRpcHandler):
     """Another service's handlers (health's, reflection's), each request due in time
-    (`bounded_read`), each stream of answers to a unary request counted (`_counted`)."""
+    (`bounded_read`) and counted by its client address's rate limit as the API's are (a
+    reflection stream's every request: else one stream asked for descriptors without end),
+    each stream of answers to a unary request counted (`_counted`)."""
 
     def __init__(self, service: grpc.GenericRpcHandler, seconds: float, gate: Gate) -> None:
         self._service = service
@@ -199,8 +213,11 @@ class _Guarded(grpc.GenericRpcHandler):
                 return None
             if handler.unary_stream is not None:
                 handler = _counted(handler, self._gate)
-            self._guarded[method] = bounded_read(handler, self._seconds)
+            self._guarded[method] = bounded_read(handler, self._seconds, self._admit)
         return self._guarded[method]
+
+    def _admit(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        self._gate.limiter.admit(None, _client_address(context, self._gate))
 
 
 class _Registered:

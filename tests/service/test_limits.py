@@ -6,8 +6,11 @@ import asyncio
 import time
 from collections.abc import Iterator
 
+import grpc
 import httpx
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from genial.service.errors import ApiError, Reason
 from genial.service.limits import SYNC_SECONDS, WINDOW_SECONDS, RateLimiter
@@ -51,6 +54,33 @@ def test_a_token_over_its_limit_is_told_when_to_retry(limited_worker: Worker) ->
     # Another token of the same game is counted on its own (within the address's limit).
     client.call("GetGame", api.GetGameRequest(game_id=table.game_id), table.tokens[1])
     client.close()
+
+
+def test_health_and_reflection_count_against_the_address_limit(limited_worker: Worker) -> None:
+    """Health's checks and each request on a reflection stream count with the API's calls
+    (before: neither did, and one reflection stream asked for descriptors without end). A
+    thousand of each cannot all fit one 10-s window's 400, wherever the windows fall."""
+    with grpc.insecure_channel(f"127.0.0.1:{limited_worker.grpc_port}") as channel:
+        reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+        asks = (reflection_pb2.ServerReflectionRequest(list_services="") for _ in range(1000))
+        answers: list[reflection_pb2.ServerReflectionResponse] = []
+        stream = reflection.ServerReflectionInfo(asks, timeout=30)
+        with pytest.raises(grpc.RpcError) as ended:
+            answers.extend(stream)
+        assert ended.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
+        assert 0 < len(answers) < 1000
+        health = health_pb2_grpc.HealthStub(channel)
+        refusal = None
+        for _ in range(1000):
+            try:
+                health.Check(health_pb2.HealthCheckRequest(), timeout=5)
+            except grpc.RpcError as err:
+                refusal = err
+                break
+        assert refusal is not None, "a check was refused"
+        assert refusal.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        trailers = dict(refusal.trailing_metadata() or ())  # type: ignore[attr-defined]
+        assert 1 <= int(trailers["retry-after"]) <= 10
 
 
 class FlakyCounts(MemoryStore):

@@ -35,10 +35,16 @@ class Cluster:
 
 @contextlib.contextmanager
 def running(
-    workers: int, *, log_dir: Path, bench_endpoints: bool = False, redis: bool = True
+    workers: int,
+    *,
+    log_dir: Path,
+    bench_endpoints: bool = False,
+    redis: bool = True,
+    settings: dict[str, str] | None = None,
 ) -> Iterator[Cluster]:
     """Redis and `workers` workers sharing it (or one worker with the in-process store, when
-    not `redis`), all stopped on the way out: workers first, then Redis."""
+    not `redis`), all stopped on the way out: workers first, then Redis. `settings`: more
+    GENIAL_* variables for the workers."""
     if not redis and workers != 1:
         raise ValueError("the in-process store serves one worker only")
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -56,6 +62,7 @@ def running(
         # The benchmark's slots call at ~150/s each with one token, more than any player:
         # the per-token limit still counts every call, out of reach.
         env["GENIAL_RATE_LIMIT_TOKEN"] = "1000000000"
+    env.update(settings or {})
     module = BENCH_WORKER if bench_endpoints else SERVE
     with tempfile.TemporaryDirectory(prefix="genial-redis-") as data:
         cluster = Cluster(*start_redis(Path(data))) if redis else Cluster(None)

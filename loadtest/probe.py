@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from dataclasses import dataclass
 
@@ -23,6 +24,15 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
         # The command name may hold spaces: fields are counted after its closing parenthesis.
         fields = f.read().rsplit(")", 1)[1].split()
     return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
+
+
+def rss_bytes(pid: int) -> int:
+    """A process's resident memory."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        found = re.search(r"^VmRSS:\s+(\d+) kB", f.read(), re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"no VmRSS for process {pid}")
+    return int(found.group(1)) * 1024
 
 
 @dataclass

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,8 +27,8 @@ from genial.v1 import game_service_pb2_grpc as api_grpc
 from genial.v1 import types_pb2
 
 from .cluster import running
-from .probe import cpu_seconds
-from .slots import bearer
+from .probe import cpu_seconds, rss_bytes
+from .slots import Game, Games, bearer
 
 RESULTS = Path(__file__).parent / "results"
 STREAMS_PER_CHANNEL = 50
@@ -40,42 +39,17 @@ OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
 by default, and 100 streams on it made every later call wait (why this tool once hung)."""
 
 
-def rss_bytes(pid: int) -> int:
-    status = Path(f"/proc/{pid}/status").read_text()
-    found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
-    assert found, status
-    return int(found.group(1)) * 1024
-
-
-async def open_games(stub: Any, games: int) -> list[tuple[str, list[str]]]:
-    """Two-seat dice games (the longest), each with its seats' tokens."""
-    found = []
-    for _ in range(games):
-        created = await stub.CreateGame(
-            api.CreateGameRequest(
-                kind=types_pb2.GAME_KIND_DICE, seats=2, options=types_pb2.GameOptions(rounds=8)
-            )
-        )
-        tokens = []
-        for seat in range(2):
-            joined = await stub.JoinGame(
-                api.JoinGameRequest(game_id=created.game_id, display_name=f"s{seat}")
-            )
-            tokens.append(joined.player_token)
-        found.append((created.game_id, tokens))
-    return found
-
-
-async def play(stub: Any, games: list[tuple[str, list[str]]], moves: int, seed: int) -> int:
+async def play(stub: Any, games: list[Game], moves: int, seed: int) -> int:
     """`moves` moves, one at a time, round-robin over the games; the moves made."""
     rnd = random.Random(seed)
     made = 0
     while made < moves:
-        for game_id, tokens in games:
+        for game in games:
+            game_id = game.game_id
             view = (await stub.GetGame(api.GetGameRequest(game_id=game_id))).view
             if view.status == types_pb2.GAME_STATUS_FINISHED:
                 continue
-            auth = bearer(tokens[view.to_move])
+            auth = bearer(game.tokens[view.to_move])
             legal = await stub.ListLegalMoves(
                 api.ListLegalMovesRequest(game_id=game_id), metadata=auth
             )
@@ -96,15 +70,15 @@ async def measure(watchers: int, games: int, moves: int, log_dir: Path) -> dict[
         pid = worker.proc.pid
         async with grpc.aio.insecure_channel(worker.grpc_target) as channel:
             stub = api_grpc.GameServiceStub(channel)  # type: ignore[no-untyped-call]
-            tables = await open_games(stub, games)
+            tables = await Games(channel).many(games)
             await play(stub, tables, games, 0)  # warm up
             before = sum(cpu_seconds(pid))
             alone = await play(stub, tables, moves, 1)
             cpu_alone = sum(cpu_seconds(pid)) - before
             # Each watch from its game's version now: it hears live moves, not a replay.
             versions = [
-                (await stub.GetGame(api.GetGameRequest(game_id=game_id))).view.version
-                for game_id, _ in tables
+                (await stub.GetGame(api.GetGameRequest(game_id=game.game_id))).view.version
+                for game in tables
             ]
             rss_before = rss_bytes(pid)
             channels = [
@@ -115,7 +89,7 @@ async def measure(watchers: int, games: int, moves: int, log_dir: Path) -> dict[
             calls = [
                 stubs[i // STREAMS_PER_CHANNEL].WatchGame(
                     api.WatchGameRequest(
-                        game_id=tables[i % games][0], from_version=versions[i % games]
+                        game_id=tables[i % games].game_id, from_version=versions[i % games]
                     )
                 )
                 for i in range(watchers)

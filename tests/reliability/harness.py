@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import signal
 import socket
@@ -28,7 +27,7 @@ import redis
 from genial import engine
 from genial.service.store import Entry, Record
 from genial.service.store.redis import RedisStore
-from loadtest import processes
+from loadtest import probe, processes
 from loadtest.processes import free_port, start_redis, stop, wait_for_port
 from tests.service.conftest import Worker, start_worker
 
@@ -56,15 +55,11 @@ class LoggedWorker(Worker):
 
     def rss_bytes(self) -> int:
         """The worker's resident memory, from /proc."""
-        status = Path(f"/proc/{self.proc.pid}/status").read_text()
-        match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
-        assert match, status
-        return int(match.group(1)) * 1024
+        return probe.rss_bytes(self.proc.pid)
 
     def cpu_seconds(self) -> float:
         """The worker's CPU time so far (user and system), from /proc."""
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return sum(probe.cpu_seconds(self.proc.pid))
 
     @property
     def url(self) -> str:

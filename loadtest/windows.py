@@ -10,6 +10,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .metronome import Metronome
 from .probe import Probe, Snapshot
 from .slots import Slot
 
@@ -86,7 +87,9 @@ async def open_loop(
     slots: Sequence[Slot], probe: Probe, window: Window, rate: float, seed: int = 1
 ) -> Measured:
     """Calls arrive at `rate` (Poisson), each on a free slot; latency counts from arrival, so
-    that waiting for a free slot or a busy server is part of it (no coordinated omission)."""
+    that waiting for a free slot or a busy server is part of it (no coordinated omission).
+    Arrivals are sent when due to the tens of microseconds (`Metronome`), not the loop's
+    millisecond."""
     tally = Tally()
     free: asyncio.Queue[Slot] = asyncio.Queue()
     for slot in slots:
@@ -100,15 +103,19 @@ async def open_loop(
         free.put_nowait(slot)
 
     async def run(begin: float, end: float) -> None:
-        due = time.perf_counter()
-        while due < end:
-            now = time.perf_counter()
-            while due <= now:
-                task = asyncio.create_task(arrive(due, begin, end))
-                calls.add(task)
-                task.add_done_callback(calls.discard)
-                due += arrivals.expovariate(rate)
-            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        metronome = Metronome()
+        try:
+            due = time.perf_counter()
+            while due < end:
+                now = time.perf_counter()
+                while due <= now:
+                    task = asyncio.create_task(arrive(due, begin, end))
+                    calls.add(task)
+                    task.add_done_callback(calls.discard)
+                    due += arrivals.expovariate(rate)
+                await metronome.until(due)
+        finally:
+            metronome.close()
         if calls:
             await asyncio.gather(*calls)
 

@@ -208,12 +208,14 @@ async def measure_service(
     release: Callable[[], Awaitable[None]] | None = None,
 ) -> list[Result]:
     """Per transport: the empty call's peak and MakeMove's peak, in alternate rounds so that
-    both see the same machine; then MakeMove at half its peak. With `in_process` (a worker
-    on the in-process store), its MakeMove's peak too, in the same alternate rounds: the
-    move without Redis, which Redis's part is measured against (by subtraction, and the
-    gRPC ratio); taken minutes apart, the two drifted with the machine. `release` then
-    takes that deployment down, so that the lines at half the peak and the profile run
-    beside nothing the other passes lack."""
+    both see the same machine; then MakeMove at half its peak, the two transports' rounds
+    alternating too, so that a slow spell of the shared machine (one took a line's three
+    rounds in a row) falls on rounds of both rather than on every round of one. With
+    `in_process` (a worker on the in-process store), its MakeMove's peak too, in the same
+    alternate rounds: the move without Redis, which Redis's part is measured against (by
+    subtraction, and the gRPC ratio); taken minutes apart, the two drifted with the
+    machine. `release` then takes that deployment down, so that the lines at half the peak
+    and the profile run beside nothing the other passes lack."""
     options = session.options
     rounds: dict[str, dict[str, list[Result]]] = {}
     for transport in ("grpc", "rest"):
@@ -226,13 +228,14 @@ async def measure_service(
                     found[WITHOUT_REDIS].append(await in_process.once(transport, call))
     if release is not None:
         await release()
+    peaks = {transport: median(found["MakeMove"]) for transport, found in rounds.items()}
+    halves: dict[str, list[Result]] = {transport: [] for transport in rounds}
+    for _ in range(options.rounds):
+        for transport, peak in peaks.items():
+            halves[transport].append(await session.once(transport, "MakeMove", peak.rate / 2))
     results: list[Result] = []
     for transport, found in rounds.items():
-        peak = median(found["MakeMove"])
-        halves = [
-            await session.once(transport, "MakeMove", peak.rate / 2) for _ in range(options.rounds)
-        ]
-        results += [median(found["Empty"]), peak, median(halves)]
+        results += [median(found["Empty"]), peaks[transport], median(halves[transport])]
         results += [
             median(r) for call, r in found.items() if r and call not in ("Empty", "MakeMove")
         ]
